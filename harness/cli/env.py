@@ -1,0 +1,214 @@
+"""`harness env ...`: generate, show and verify MAPF-FrozenLake instances; build the suites."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+from mapf_env import Instance
+from mapf_env.config import ConfigError, EnvConfig, project
+from mapf_env.export import atomic_write_bytes, read_jsonl, read_parquet, write_jsonl, write_parquet
+from mapf_env.generator import generate
+from mapf_env.provenance import provenance
+from mapf_env.reward import reward
+from mapf_env.suites import SUITES, available_suites, build_suite, load_suite, write_suites
+from mapf_env.verifier import verify
+
+from harness.cli.lake_view import lake_picture, stats_table
+
+app = typer.Typer(
+    help="The MAPF-FrozenLake testbed: generate, show, verify, build suites.", no_args_is_help=True
+)
+console = Console()
+GENERATION_SCHEMA = "1"
+
+
+def _fail(message: str) -> typer.Exit:
+    Console(stderr=True).print(f"[bold red]error:[/] {message}")
+    return typer.Exit(2)
+
+
+def _progress() -> Progress:
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+@app.command("generate")
+def generate_cmd(
+    config_path: Annotated[
+        Path, typer.Argument(help="EnvConfig YAML, e.g. configs/env/uniform.yaml")
+    ],
+    seed: Annotated[int, typer.Option(help="Round seed; same seed, same bytes.")] = 0,
+    out: Annotated[
+        Path | None, typer.Option(help="Write train.jsonl, train.parquet and generation.json here.")
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Processes (default: all cores).")] = None,
+    samples: Annotated[
+        int | None, typer.Option(help="Override the config's sample budget.")
+    ] = None,
+    lenient: Annotated[
+        bool, typer.Option(help="Project an out-of-range config instead of refusing it.")
+    ] = False,
+) -> None:
+    """Generate a round's dataset from a config and print what was achieved per size."""
+    config = _load_config(config_path, lenient)
+    if samples is not None:
+        config = config.model_copy(update={"samples": samples})
+    with _progress() as bar:
+        task = bar.add_task("generating", total=config.samples)
+        result = generate(
+            config,
+            seed,
+            workers=workers,
+            progress=lambda done, total: bar.update(task, completed=done),
+        )
+    console.print(stats_table(result.stats))
+    for line in result.stats.shortfalls():
+        console.print(f"[yellow]shortfall:[/] {line}")
+    if out is not None:
+        write_jsonl(result.instances, out / "train.jsonl")
+        write_parquet(result.instances, out / "train.parquet", split="train")
+        record = provenance(
+            GENERATION_SCHEMA,
+            seed=seed,
+            config=config.model_dump(mode="json"),
+            stats=result.stats.model_dump(mode="json"),
+        )
+        atomic_write_bytes(out / "generation.json", json.dumps(record, indent=2).encode())
+        console.print(f"wrote {len(result.instances)} instances to {out}/")
+
+
+def _load_config(path: Path, lenient: bool) -> EnvConfig:
+    if not path.is_file():
+        raise _fail(f"no config file at {path}")
+    try:
+        if not lenient:
+            return EnvConfig.load(path)
+        import yaml
+
+        projection = project(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+    except ConfigError as err:
+        raise _fail(f"{path}: {err}") from None
+    for note in projection.notes:
+        console.print(f"[yellow]projected:[/] {note}")
+    return projection.config
+
+
+def _pick(source: str, index: int | None, instance_id: str | None) -> Instance:
+    """An instance from a suite name or a .jsonl / .parquet file, by index or id."""
+    if source in SUITES:
+        instances = [item.instance for item in load_suite(source).items]
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise _fail(f"{source!r} is neither a file nor a suite ({', '.join(SUITES)})")
+        try:
+            instances = read_parquet(path) if path.suffix == ".parquet" else read_jsonl(path)
+        except (ValueError, OSError) as err:
+            raise _fail(str(err)) from None
+    if instance_id is not None:
+        found = [inst for inst in instances if inst.id == instance_id]
+        if not found:
+            raise _fail(f"no instance with id {instance_id!r} in {source}")
+        return found[0]
+    i = index or 0
+    if not 0 <= i < len(instances):
+        raise _fail(f"index {i} out of range: {source} holds {len(instances)} instances")
+    return instances[i]
+
+
+@app.command("show")
+def show_cmd(
+    source: Annotated[str, typer.Argument(help="A suite name or a .jsonl/.parquet dataset.")],
+    index: Annotated[int | None, typer.Option(help="Which instance (0-based).")] = None,
+    instance_id: Annotated[str | None, typer.Option("--id", help="Pick by instance id.")] = None,
+    plan: Annotated[bool, typer.Option(help="Draw the reference optimal plan.")] = False,
+) -> None:
+    """Draw an instance in the terminal."""
+    inst = _pick(source, index, instance_id)
+    console.print(
+        f"[bold]{inst.id or 'instance'}[/]: {inst.size}x{inst.size}, "
+        f"{inst.n_agents} agents, {len(inst.holes)} holes"
+    )
+    console.print(lake_picture(inst, inst.optimum.plan if plan and inst.optimum else None))
+    if inst.optimum:
+        op = inst.optimum
+        console.print(
+            f"optimal {op.objective.value}: {op.cost} (individual {list(op.individual)},"
+            f" needs conflict resolution: {op.needs_conflict_resolution})"
+        )
+
+
+@app.command("verify")
+def verify_cmd(
+    source: Annotated[str, typer.Argument(help="A suite name or a .jsonl/.parquet dataset.")],
+    response: Annotated[Path, typer.Argument(help="File with the model's answer, or - for stdin.")],
+    index: Annotated[int | None, typer.Option(help="Which instance (0-based).")] = None,
+    instance_id: Annotated[str | None, typer.Option("--id", help="Pick by instance id.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+) -> None:
+    """Check a response against an instance: the eight checks, optimality and the reward."""
+    inst = _pick(source, index, instance_id)
+    text = sys.stdin.read() if str(response) == "-" else response.read_text(encoding="utf-8")
+    verdict = verify(inst, text)
+    breakdown = reward(inst, text)
+    if as_json:
+        print(json.dumps({"verdict": _plain(verdict), "reward": breakdown.as_dict()}))
+        return
+    status = "[green]valid[/]" if verdict.valid else f"[red]invalid: {verdict.failure}[/]"
+    console.print(
+        f"{status}  optimal: {verdict.optimal}  cost: {verdict.cost} "
+        f"(optimum {verdict.optimal_cost})"
+    )
+    console.print(verdict.detail)
+    console.print("reward: " + ", ".join(f"{k}={v:.3f}" for k, v in breakdown.as_dict().items()))
+
+
+def _plain(verdict: object) -> dict[str, object]:
+    fields = getattr(verdict, "__dataclass_fields__", {})
+    return {name: getattr(verdict, name) for name in fields}
+
+
+@app.command("bench-build")
+def bench_build_cmd(
+    out: Annotated[Path, typer.Option(help="Where to write the suites and manifest.json.")] = Path(
+        "mapf_env/data/benchmarks"
+    ),
+    suite: Annotated[list[str] | None, typer.Option(help="Suites to build (default: all).")] = None,
+    workers: Annotated[int | None, typer.Option(help="Processes (default: all cores).")] = None,
+) -> None:
+    """Rebuild the fixed benchmark suites from their seeds and write them with checksums."""
+    import os
+
+    names = suite or list(SUITES)
+    unknown = [n for n in names if n not in SUITES]
+    if unknown:
+        raise _fail(f"unknown suite(s) {unknown}; suites are {', '.join(SUITES)}")
+    n_workers = workers or len(os.sched_getaffinity(0))
+    built = {}
+    with _progress() as bar:
+        for name in names:
+            task = bar.add_task(name)
+            built[name] = build_suite(
+                SUITES[name],
+                workers=n_workers,
+                progress=lambda d, t, task=task: bar.update(task, completed=d, total=t),
+            )
+    manifest = write_suites(out, built)
+    for name, entry in manifest["suites"].items():
+        console.print(
+            f"{name}: {entry['count']} instances, content sha256 {entry['content_sha256'][:16]}…"
+        )
+    _ = available_suites

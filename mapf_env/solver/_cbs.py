@@ -1,0 +1,236 @@
+"""Conflict-Based Search (Sharon et al. 2015) with ICBS improvements, exact for SOC or makespan.
+
+High level: a best-first search over constraint-tree nodes. Each node holds one cheapest path
+per agent under that agent's constraints; its key is the objective's lower bound (sum of costs,
+or the largest cost for makespan), then the number of conflicts. A node without conflicts is
+optimal because every split is complete: any plan obeys the constraints of one of the two
+children (the first agent avoids the clash, or the second does).
+
+Improvements, each kept because it cut nodes in measurement and none affects optimality:
+- conflict avoidance table: the low level picks, among cheapest paths, one with fewest clashes;
+- prioritising conflicts: cardinal (both children's costs rise), then semi-cardinal, then the
+  earliest, decided with MDDs (`_mdd.py`);
+- bypassing (Boyarski et al. 2015): when a child's new path costs the same and leaves fewer
+  conflicts, it replaces the parent's path instead of branching.
+
+Agents rest on their goals for good, so a clash with a resting agent is a vertex conflict at the
+goal; the branch forbidding the resting agent there pushes its arrival later (see
+`Constraints.goal_free_from`).
+
+`run` is resumable: it expands up to a given number of nodes and returns PENDING, so the caller
+can interleave a solvability proof (CBS alone never proves unsolvability).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import replace
+from typing import Final
+
+from mapf_env.instance import Objective
+from mapf_env.solver._grid_graph import GridGraph
+from mapf_env.solver._mdd import mdd_layers
+from mapf_env.solver._results import Budget
+from mapf_env.solver._space_time_astar import ClashTable, Constraints, plan_path
+
+PENDING: Final = "pending"
+Conflict = tuple[int, int, int, int, int]
+"""(a, b, t, u, v): a vertex clash in cell u at t when v == -1, else a swap (a: u->v, b: v->u)."""
+
+
+def find_conflicts(paths: list[list[int]]) -> list[Conflict]:
+    """All pairwise vertex and swap conflicts, ordered by time then agents."""
+    k = len(paths)
+    horizon = max(len(p) for p in paths)
+    out: list[Conflict] = []
+    prev: list[int] = []
+    for t in range(horizon):
+        pos = [p[t] if t < len(p) else p[-1] for p in paths]
+        for i in range(k - 1):
+            pi = pos[i]
+            for j in range(i + 1, k):
+                if pos[j] == pi:
+                    out.append((i, j, t, pi, -1))
+                elif prev and prev[j] == pi and prev[i] == pos[j]:
+                    out.append((i, j, t - 1, prev[i], pi))
+        prev = pos
+    return out
+
+
+class _Node:
+    __slots__ = ("conflicts", "cons", "costs", "key", "mdds", "paths")
+
+    def __init__(self, paths: list[list[int]], costs: list[int], cons: list[Constraints]) -> None:
+        self.paths = paths
+        self.costs = costs
+        self.cons = cons
+        self.mdds: list[list[frozenset[int]] | None] = [None] * len(paths)
+        self.conflicts = find_conflicts(paths)
+        self.key: tuple[int, ...] = ()
+
+
+class CBS:
+    """One CBS search over a fixed instance; call `run` until it returns a plan or None."""
+
+    def __init__(
+        self,
+        graph: GridGraph,
+        starts: list[int],
+        goals: list[int],
+        objective: Objective,
+        budget: Budget,
+    ) -> None:
+        self.graph, self.starts, self.goals = graph, starts, goals
+        self.dists = [graph.dist_to(g) for g in goals]
+        self.makespan = objective is Objective.MAKESPAN
+        self.budget = budget
+        self.size = graph.size
+        self.seq = 0
+        self.open: list[tuple[tuple[int, ...], int, _Node]] = []
+        self.generated = 0
+        root = self._root()
+        if root is not None:
+            self._push(root)
+
+    def _root(self) -> _Node | None:
+        paths: list[list[int]] = []
+        for i in range(len(self.starts)):
+            cat = ClashTable.build(paths, -1, self.size)
+            path = self._low(i, Constraints(), cat)
+            if path is None:
+                return None
+            paths.append(path)
+        k = len(paths)
+        return _Node(paths, [len(p) - 1 for p in paths], [Constraints()] * k)
+
+    def _low(self, i: int, cons: Constraints, cat: ClashTable) -> list[int] | None:
+        g = self.graph
+        path, expanded = plan_path(
+            g.nbrs, self.starts[i], self.goals[i], self.dists[i], cons, cat, self.size
+        )
+        self.budget.charge(expanded)
+        return path
+
+    def _push(self, node: _Node) -> None:
+        soc = sum(node.costs)
+        self.seq += 1
+        if self.makespan:
+            node.key = (max(node.costs), soc, len(node.conflicts), -self.seq)
+        else:
+            node.key = (soc, len(node.conflicts), -self.seq)
+        heapq.heappush(self.open, (node.key, self.seq, node))
+
+    def run(self, max_expansions: int) -> list[list[int]] | str | None:
+        """Expand up to `max_expansions` nodes: a plan, None (proven unsolvable) or PENDING."""
+        for _ in range(max_expansions):
+            if not self.open:
+                return None
+            node = heapq.heappop(self.open)[2]
+            self.budget.charge()
+            if not node.conflicts:
+                return node.paths
+            self._expand(node)
+        return PENDING
+
+    def _expand(self, node: _Node) -> None:
+        while True:
+            conflict = self._choose(node)
+            children = [self._child(node, conflict, side) for side in (0, 1)]
+            if self._bypass(node, children):
+                if not node.conflicts:
+                    self._push(node)
+                    return
+                continue
+            for child in children:
+                if child is not None:
+                    self._push(child)
+            return
+
+    def _bypass(self, node: _Node, children: list[_Node | None]) -> bool:
+        """Adopt a child's equally cheap path with fewer conflicts into `node` (no branching)."""
+        for child in children:
+            if (
+                child is not None
+                and child.costs == node.costs
+                and len(child.conflicts) < len(node.conflicts)
+            ):
+                # The new path obeys the parent's constraints at the same cost, so the
+                # parent's MDDs (which depend only on constraints and cost) stay valid.
+                node.paths = child.paths
+                node.conflicts = child.conflicts
+                return True
+        return False
+
+    def _child(self, node: _Node, conflict: Conflict, side: int) -> _Node | None:
+        a, b, t, u, v = conflict
+        agent = a if side == 0 else b
+        old = node.cons[agent]
+        if v == -1:
+            goal_free = old.goal_free_from
+            if u == self.goals[agent]:
+                goal_free = max(goal_free, t + 1)
+            cons = replace(
+                old,
+                vertex=old.vertex | {t * self.size + u},
+                goal_free_from=goal_free,
+                last_time=max(old.last_time, t),
+            )
+        else:
+            src, dst = (u, v) if side == 0 else (v, u)
+            key = (t * self.size + src) * self.size + dst
+            cons = replace(old, move=old.move | {key}, last_time=max(old.last_time, t + 1))
+        path = self._low(agent, cons, ClashTable.build(node.paths, agent, self.size))
+        if path is None:
+            return None
+        paths = list(node.paths)
+        paths[agent] = path
+        costs = list(node.costs)
+        costs[agent] = len(path) - 1
+        all_cons = list(node.cons)
+        all_cons[agent] = cons
+        child = _Node(paths, costs, all_cons)
+        child.mdds = list(node.mdds)
+        child.mdds[agent] = None
+        self.generated += 1
+        return child
+
+    def _choose(self, node: _Node) -> Conflict:
+        """First cardinal conflict, else first semi-cardinal, else the earliest."""
+        semi: Conflict | None = None
+        for conflict in node.conflicts:
+            a, b = conflict[0], conflict[1]
+            ca, cb = self._cardinal(node, a, conflict), self._cardinal(node, b, conflict)
+            if ca and cb:
+                return conflict
+            if (ca or cb) and semi is None:
+                semi = conflict
+        return semi if semi is not None else node.conflicts[0]
+
+    def _cardinal(self, node: _Node, agent: int, conflict: Conflict) -> bool:
+        """Every cheapest path of `agent` uses the conflicting cell (or move) at that time."""
+        a, _b, t, u, v = conflict
+        cost = node.costs[agent]
+        if v == -1:
+            return t >= cost or self._layer(node, agent, t) == frozenset((u,))
+        src, dst = (u, v) if agent == a else (v, u)
+        if t + 1 > cost:
+            return False
+        return self._layer(node, agent, t) == frozenset((src,)) and self._layer(
+            node, agent, t + 1
+        ) == frozenset((dst,))
+
+    def _layer(self, node: _Node, agent: int, t: int) -> frozenset[int]:
+        layers = node.mdds[agent]
+        if layers is None:
+            g = self.graph
+            layers = mdd_layers(
+                g.nbrs,
+                self.starts[agent],
+                self.goals[agent],
+                self.dists[agent],
+                node.costs[agent],
+                node.cons[agent],
+                self.size,
+            )
+            node.mdds[agent] = layers
+        return layers[t]

@@ -1,0 +1,84 @@
+"""Integer-indexed view of an instance's grid, shared by every search in the solver.
+
+Searches run in hot Python loops, so cells become ints ``v = row * n + col`` and the grid
+becomes a tuple of neighbour tuples (4-neighbours that are on the grid and not holes, always in
+the fixed order up, left, right, down, so every search expands in a deterministic order).
+Breadth-first distance tables to each goal are the admissible heuristic of every A* here and
+the layer test of every MDD (multi-valued decision diagram of shortest paths).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from mapf_env.instance import HOLE, Cell, Instance, Path
+
+UNREACHABLE = 1 << 30
+"""Distance of a cell that cannot reach the target; larger than any real distance."""
+
+
+@dataclass(slots=True)
+class GridGraph:
+    """Neighbour table and cached BFS distance tables of one grid."""
+
+    n: int
+    free: tuple[bool, ...]
+    nbrs: tuple[tuple[int, ...], ...]
+    _dist: dict[int, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_instance(cls, instance: Instance) -> GridGraph:
+        return cls.from_rows(instance.grid)
+
+    @classmethod
+    def from_rows(cls, grid: tuple[str, ...]) -> GridGraph:
+        n = len(grid)
+        free = tuple(ch != HOLE for row in grid for ch in row)
+        nbrs: list[tuple[int, ...]] = []
+        for v in range(n * n):
+            r, c = divmod(v, n)
+            if not free[v]:
+                nbrs.append(())
+                continue
+            cand = ((r - 1, c), (r, c - 1), (r, c + 1), (r + 1, c))
+            nbrs.append(
+                tuple(
+                    rr * n + cc
+                    for rr, cc in cand
+                    if 0 <= rr < n and 0 <= cc < n and free[rr * n + cc]
+                )
+            )
+        return cls(n, free, tuple(nbrs))
+
+    @property
+    def size(self) -> int:
+        return self.n * self.n
+
+    def index(self, cell: Cell) -> int:
+        return cell[0] * self.n + cell[1]
+
+    def cell(self, v: int) -> Cell:
+        return divmod(v, self.n)
+
+    def to_path(self, vs: list[int]) -> Path:
+        n = self.n
+        return tuple(divmod(v, n) for v in vs)
+
+    def dist_to(self, target: int) -> list[int]:
+        """BFS distance of every cell to `target` (UNREACHABLE where cut off); cached."""
+        table = self._dist.get(target)
+        if table is None:
+            table = [UNREACHABLE] * (self.n * self.n)
+            table[target] = 0
+            queue = deque((target,))
+            nbrs = self.nbrs
+            while queue:
+                v = queue.popleft()
+                d = table[v] + 1
+                for w in nbrs[v]:
+                    if table[w] == UNREACHABLE:
+                        table[w] = d
+                        queue.append(w)
+            self._dist[target] = table
+        return table

@@ -1,0 +1,206 @@
+"""The fixed benchmark suites: specification, building, shipping with checksums, loading.
+
+Suites are the yardstick every designer's final policy is measured on, so they never change
+silently. Each is built from fixed seeds by `build_suite`, shipped inside the package as gzipped
+JSON lines, and described in `manifest.json` with two checksums:
+
+- `file_sha256` covers the shipped file byte for byte and is checked on every load;
+- `content_sha256` covers what defines the benchmark -- grids, agents, optimal costs, subsets --
+  but not the reference plans, whose tie-breaking may differ between correct solvers. A test
+  rebuilds every suite and compares this checksum.
+
+Layout (DESIGN.md): 3-agent on sizes 3..10, 4-agent on 4..10, 5-agent on 5..10; 150 instances
+per size, in wait-ratio subsets wr_025 / wr_050 / wr_075 of 50, each with the hole ratios
+0.1..0.5 in consecutive blocks of 10. The 2-agent validation set has 50 per size 3..10, one
+subset wr_050, with the same hole blocks.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path as FsPath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from mapf_env.generator import conflict_slots, fill_slots
+from mapf_env.instance import Instance, Objective
+from mapf_env.sampler import SlotSpec, slot_seed
+
+SUITE_VERSION = 1
+HOLE_RATIOS = (0.1, 0.2, 0.3, 0.4, 0.5)
+DATA_PACKAGE = "mapf_env.data.benchmarks"
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    name: str
+    n_agents: int
+    sizes: tuple[int, ...]
+    wait_ratios: tuple[float, ...]
+    per_subset: int = 50
+    hole_ratios: tuple[float, ...] = HOLE_RATIOS
+
+    @property
+    def per_size(self) -> int:
+        return self.per_subset * len(self.wait_ratios)
+
+
+SUITES: dict[str, SuiteSpec] = {
+    "3agents": SuiteSpec("3agents", 3, tuple(range(3, 11)), (0.25, 0.5, 0.75)),
+    "4agents": SuiteSpec("4agents", 4, tuple(range(4, 11)), (0.25, 0.5, 0.75)),
+    "5agents": SuiteSpec("5agents", 5, tuple(range(5, 11)), (0.25, 0.5, 0.75)),
+    "validation": SuiteSpec("validation", 2, tuple(range(3, 11)), (0.5,)),
+}
+"""Every shipped suite by name."""
+
+
+def subset_name(wait_ratio: float) -> str:
+    return f"wr_{round(wait_ratio * 100):03d}"
+
+
+class BenchmarkItem(BaseModel):
+    """One benchmark instance and the cell of the tables it counts in."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    suite: str
+    size: int
+    subset: str
+    hole_ratio: float
+    instance: Instance
+
+
+class BenchmarkSuite(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    version: int
+    n_agents: int
+    items: tuple[BenchmarkItem, ...]
+    content_sha256: str
+
+
+class SuiteChecksumError(RuntimeError):
+    """A shipped suite file does not match its manifest: the package data is corrupted."""
+
+
+def suite_slots(spec: SuiteSpec, objective: Objective) -> list[tuple[SlotSpec, int, str]]:
+    slots = []
+    block = spec.per_subset // len(spec.hole_ratios)
+    for size in spec.sizes:
+        for wait in spec.wait_ratios:
+            kinds = conflict_slots(spec.per_subset, wait)
+            for j, conflict in enumerate(kinds):
+                hole = spec.hole_ratios[min(j // block, len(spec.hole_ratios) - 1)]
+                key = slot_seed("bench", spec.name, SUITE_VERSION, size, wait, j, objective.value)
+                name = f"{spec.name}-s{size}-{subset_name(wait)}-i{j:02d}"
+                slots.append((SlotSpec(size, spec.n_agents, hole, conflict, objective), key, name))
+    return slots
+
+
+def build_suite(
+    spec: SuiteSpec,
+    *,
+    objective: Objective = Objective.SOC,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[BenchmarkItem]:
+    """Rebuild a suite from its fixed seeds (deterministic; minutes for the 5-agent suite)."""
+    slots = suite_slots(spec, objective)
+    items = []
+    for (slot, _, name), outcome in zip(slots, fill_slots(slots, workers, progress), strict=True):
+        if outcome.instance is None:
+            raise RuntimeError(f"benchmark slot {name} could not be filled")
+        subset = name.split("-")[2]
+        items.append(
+            BenchmarkItem(
+                suite=spec.name,
+                size=slot.size,
+                subset=subset,
+                hole_ratio=slot.hole_ratio,
+                instance=outcome.instance,
+            )
+        )
+    return items
+
+
+def content_sha256(items: Sequence[BenchmarkItem]) -> str:
+    """Checksum of what defines the benchmark (everything but the reference plans)."""
+    digest = hashlib.sha256()
+    for item in items:
+        data = item.model_dump(mode="json")
+        optimum = data["instance"].get("optimum") or {}
+        optimum.pop("plan", None)
+        digest.update(json.dumps(data, sort_keys=True, separators=(",", ":")).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def encode_suite(items: Sequence[BenchmarkItem]) -> bytes:
+    """Gzipped JSON lines, byte-identical for identical items (no timestamp in the header)."""
+    raw = "".join(item.model_dump_json() + "\n" for item in items).encode()
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as gz:
+        gz.write(raw)
+    return buffer.getvalue()
+
+
+def write_suites(out_dir: str | FsPath, suites: dict[str, list[BenchmarkItem]]) -> dict[str, Any]:
+    """Write suite files and their manifest (the form shipped in the package)."""
+    out = FsPath(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest: dict[str, Any] = {"version": SUITE_VERSION, "suites": {}}
+    for name, items in sorted(suites.items()):
+        blob = encode_suite(items)
+        (out / f"{name}.jsonl.gz").write_bytes(blob)
+        spec = SUITES[name]
+        manifest["suites"][name] = {
+            "file": f"{name}.jsonl.gz",
+            "n_agents": spec.n_agents,
+            "sizes": list(spec.sizes),
+            "count": len(items),
+            "file_sha256": hashlib.sha256(blob).hexdigest(),
+            "content_sha256": content_sha256(items),
+        }
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return manifest
+
+
+def load_manifest() -> dict[str, Any]:
+    text = resources.files(DATA_PACKAGE).joinpath(MANIFEST).read_text(encoding="utf-8")
+    manifest: dict[str, Any] = json.loads(text)
+    return manifest
+
+
+def available_suites() -> list[str]:
+    return sorted(load_manifest()["suites"])
+
+
+@cache
+def load_suite(name: str) -> BenchmarkSuite:
+    """A shipped suite by name, its file checked against the manifest."""
+    manifest = load_manifest()
+    entry = manifest["suites"].get(name)
+    if entry is None:
+        raise KeyError(f"no benchmark suite {name!r}; available: {', '.join(available_suites())}")
+    blob = resources.files(DATA_PACKAGE).joinpath(entry["file"]).read_bytes()
+    if hashlib.sha256(blob).hexdigest() != entry["file_sha256"]:
+        raise SuiteChecksumError(f"{entry['file']} does not match manifest.json; reinstall")
+    lines = gzip.decompress(blob).decode().splitlines()
+    items = tuple(BenchmarkItem.model_validate_json(line) for line in lines)
+    return BenchmarkSuite(
+        name=name,
+        version=manifest["version"],
+        n_agents=entry["n_agents"],
+        items=items,
+        content_sha256=entry["content_sha256"],
+    )

@@ -1,0 +1,140 @@
+"""EnvConfig: YAML round trips, merge of designer change sets, projection onto the constraints."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mapf_env import SIZES, Objective
+from mapf_env.config import (
+    MAX_HOLE_RATIO,
+    ConfigError,
+    EnvConfig,
+    merge,
+    parse_size,
+    project,
+    random_config,
+)
+
+
+def test_yaml_round_trip_is_exact() -> None:
+    for config in (EnvConfig.uniform(), random_config(3), random_config(4, n_agents=3)):
+        assert EnvConfig.from_yaml(config.to_yaml()) == config
+        assert EnvConfig.from_yaml(config.to_yaml()).to_yaml() == config.to_yaml()
+
+
+def test_random_config_is_seeded_and_legal() -> None:
+    assert random_config(7) == random_config(7)
+    assert random_config(7) != random_config(8)
+    config = random_config(7)
+    assert math.isclose(sum(s.ratio for s in config.sizes.values()), 1.0, abs_tol=1e-9)
+    assert not project(config).changed
+
+
+def test_size_keys_accept_the_forms_designers_write() -> None:
+    assert parse_size(7) == parse_size("7") == parse_size("7x7") == parse_size("size_7") == 7
+    for bad in ("7x8", "11", "eleven", True, 2):
+        with pytest.raises(ConfigError):
+            parse_size(bad)
+
+
+def test_merge_applies_only_the_changes() -> None:
+    base = EnvConfig.uniform()
+    draft = merge(base, {"7x7": {"hole_ratio": 0.4}, "sizes": {"3": {"wait_ratio": 0.1}}})
+    assert draft.sizes[7].hole_ratio == 0.4
+    assert draft.sizes[3].wait_ratio == 0.1
+    assert draft.sizes[7].ratio == base.sizes[7].ratio
+    assert draft.sizes[5].model_dump() == base.sizes[5].model_dump()
+
+
+def test_merge_records_locked_fields_and_rejects_unknown_ones() -> None:
+    base = EnvConfig.uniform()
+    draft = merge(base, {"samples": 9999, "n_agents": 5})
+    projected = project(draft)
+    assert projected.config.samples == 4000 and projected.config.n_agents == 2
+    assert {n.field for n in projected.notes} == {"samples", "n_agents"}
+    with pytest.raises(ConfigError, match="did you mean 'hole_ratio'"):
+        merge(base, {"7x7": {"holes_ratio": 0.2}})
+    with pytest.raises(ConfigError, match="12"):
+        merge(base, {"12x12": {"ratio": 0.2}})
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [
+        (float("nan"), "finite"),
+        (float("inf"), "finite"),
+        ("lots", "number"),
+        (None, "number"),
+        ([0.1], "number"),
+        (True, "number"),
+    ],
+)
+def test_bad_values_name_the_field(value: object, match: str) -> None:
+    with pytest.raises(ConfigError, match=rf"7x7\.ratio.*{match}"):
+        merge(EnvConfig.uniform(), {"7x7": {"ratio": value}})
+
+
+def test_projection_clips_renormalises_and_explains() -> None:
+    draft = merge(EnvConfig.uniform(), {"3x3": {"ratio": -1, "hole_ratio": 0.9, "wait_ratio": 2}})
+    result = project(draft)
+    assert result.config.sizes[3].ratio == 0.0
+    assert result.config.sizes[3].hole_ratio == MAX_HOLE_RATIO
+    assert result.config.sizes[3].wait_ratio == 1.0
+    assert math.isclose(sum(s.ratio for s in result.config.sizes.values()), 1.0)
+    fields = {n.field for n in result.notes}
+    assert {"sizes.3x3.ratio", "sizes.3x3.hole_ratio", "sizes.3x3.wait_ratio"} <= fields
+    assert "sizes.4x4.ratio" in fields  # rescaled after 3x3 dropped to zero
+
+
+def test_projection_fills_missing_sizes_and_all_zero_ratios() -> None:
+    result = project({"sizes": {"5x5": {"ratio": 0.0}}})
+    assert set(result.config.sizes) == set(SIZES)
+    assert all(math.isclose(s.ratio, 1 / 8) for s in result.config.sizes.values())
+    assert any(n.after == "added" for n in result.notes)
+
+
+def test_strict_load_refuses_what_projection_would_change() -> None:
+    with pytest.raises(ConfigError, match="sum to"):
+        EnvConfig.from_mapping(
+            {"sizes": {s: {"ratio": 0.5, "hole_ratio": 0.1, "wait_ratio": 0.1} for s in SIZES}}
+        )
+    with pytest.raises(ConfigError, match="missing"):
+        EnvConfig.from_yaml("sizes: {3x3: {ratio: 1.0, hole_ratio: 0.1, wait_ratio: 0.1}}")
+    with pytest.raises(ConfigError, match="horizon"):
+        EnvConfig.from_mapping({**EnvConfig.uniform().model_dump(), "horizon": 3})
+    with pytest.raises(ConfigError, match="mapping"):
+        EnvConfig.from_yaml("- just\n- a list\n")
+    with pytest.raises(ConfigError, match="objective"):
+        EnvConfig.from_mapping({**EnvConfig.uniform().model_dump(), "objective": "fastest"})
+
+
+def test_makespan_objective_round_trips() -> None:
+    config = EnvConfig.uniform(objective="makespan")
+    assert config.objective is Objective.MAKESPAN
+    assert EnvConfig.from_yaml(config.to_yaml()).objective is Objective.MAKESPAN
+
+
+_finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
+_changes = st.dictionaries(
+    st.sampled_from([f"{s}x{s}" for s in SIZES]),
+    st.dictionaries(st.sampled_from(["ratio", "hole_ratio", "wait_ratio"]), _finite, max_size=3),
+    max_size=8,
+)
+
+
+@given(_changes)
+def test_projection_always_lands_inside_the_constraints(
+    changes: dict[str, dict[str, float]],
+) -> None:
+    result = project(merge(random_config(1), changes))
+    config = result.config
+    assert set(config.sizes) == set(SIZES)
+    assert math.isclose(sum(s.ratio for s in config.sizes.values()), 1.0, abs_tol=1e-6)
+    for s in config.sizes.values():
+        assert s.ratio >= 0 and 0 <= s.hole_ratio <= MAX_HOLE_RATIO and 0 <= s.wait_ratio <= 1
+    again = project(config)
+    assert again.config == config and not again.changed  # projection is idempotent
