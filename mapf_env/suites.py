@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from mapf_env.export import atomic_write_bytes
 from mapf_env.generator import conflict_slots, fill_slots
 from mapf_env.instance import Instance, Objective
 from mapf_env.sampler import SlotSpec, slot_seed
@@ -159,9 +160,14 @@ def write_suites(out_dir: str | FsPath, suites: dict[str, list[BenchmarkItem]]) 
     out = FsPath(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {"version": SUITE_VERSION, "suites": {}}
+    previous = out / MANIFEST
+    if previous.is_file():  # rebuilding some suites keeps the others' entries
+        kept = json.loads(previous.read_text(encoding="utf-8"))
+        if kept.get("version") == SUITE_VERSION:
+            manifest["suites"].update(kept.get("suites", {}))
     for name, items in sorted(suites.items()):
         blob = encode_suite(items)
-        (out / f"{name}.jsonl.gz").write_bytes(blob)
+        atomic_write_bytes(out / f"{name}.jsonl.gz", blob)
         spec = SUITES[name]
         manifest["suites"][name] = {
             "file": f"{name}.jsonl.gz",
@@ -171,12 +177,18 @@ def write_suites(out_dir: str | FsPath, suites: dict[str, list[BenchmarkItem]]) 
             "file_sha256": hashlib.sha256(blob).hexdigest(),
             "content_sha256": content_sha256(items),
         }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    atomic_write_bytes(out / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
     return manifest
 
 
 def load_manifest() -> dict[str, Any]:
-    text = resources.files(DATA_PACKAGE).joinpath(MANIFEST).read_text(encoding="utf-8")
+    source = resources.files(DATA_PACKAGE).joinpath(MANIFEST)
+    if not source.is_file():
+        raise FileNotFoundError(
+            f"the benchmark suites are missing from {DATA_PACKAGE}; reinstall the package or "
+            "rebuild them with `harness env bench-build`"
+        )
+    text = source.read_text(encoding="utf-8")
     manifest: dict[str, Any] = json.loads(text)
     return manifest
 

@@ -11,16 +11,15 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+from harness.cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance
 from mapf_env.config import ConfigError, EnvConfig, project
 from mapf_env.export import atomic_write_bytes, read_jsonl, read_parquet, write_jsonl, write_parquet
 from mapf_env.generator import generate
 from mapf_env.provenance import provenance
 from mapf_env.reward import reward
-from mapf_env.suites import SUITES, available_suites, build_suite, load_suite, write_suites
+from mapf_env.suites import SUITES, SuiteChecksumError, build_suite, load_suite, write_suites
 from mapf_env.verifier import verify
-
-from harness.cli.lake_view import lake_picture, stats_table
 
 app = typer.Typer(
     help="The MAPF-FrozenLake testbed: generate, show, verify, build suites.", no_args_is_help=True
@@ -109,7 +108,10 @@ def _load_config(path: Path, lenient: bool) -> EnvConfig:
 def _pick(source: str, index: int | None, instance_id: str | None) -> Instance:
     """An instance from a suite name or a .jsonl / .parquet file, by index or id."""
     if source in SUITES:
-        instances = [item.instance for item in load_suite(source).items]
+        try:
+            instances = [item.instance for item in load_suite(source).items]
+        except (OSError, SuiteChecksumError) as err:
+            raise _fail(str(err)) from None
     else:
         path = Path(source)
         if not path.is_file():
@@ -211,4 +213,3 @@ def bench_build_cmd(
         console.print(
             f"{name}: {entry['count']} instances, content sha256 {entry['content_sha256'][:16]}…"
         )
-    _ = available_suites

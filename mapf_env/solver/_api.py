@@ -8,7 +8,7 @@
 4. Otherwise CBS (`_cbs.py`) first. If a short probe does not finish it, two agents switch to
    joint A*; more agents alternate ever longer CBS runs with ever larger attempts at the
    configuration-reachability proof (`_solvability.py`), since CBS never proves unsolvability.
-   Dense small maps (few placements of the agents) go straight to joint A*.
+   Dense small maps (few placements of the agents) also switch to joint A*.
 A spent node or time budget ends any step with status LIMIT and a reason.
 """
 
@@ -33,8 +33,8 @@ SOLVABILITY_MAX_STATES = 500_000
 """The solvability proof is tried with a growing cap on stored configurations, between ever
 longer CBS runs, so neither starves the other; past the largest cap solvability stays unknown."""
 JOINT_MAX_CONFIGS = 20_000
-"""Joint A* replaces CBS when the agents have at most this many placements (dense small maps,
-where CBS can stall on corridor and goal conflicts)."""
+"""Joint A* takes over from a stalled CBS probe when the agents have at most this many
+placements (dense small maps, where CBS can stall on corridor and goal conflicts)."""
 
 
 @dataclass(slots=True)
@@ -138,9 +138,9 @@ def _unreachable(prep: _Prepared, i: int) -> bool:
 
 
 def _joint_fits(prep: _Prepared) -> bool:
-    """Few enough placements of the agents on the free cells for joint A* from the outset."""
+    """Two agents, or few enough placements of the agents on the free cells for joint A*."""
     k = len(prep.starts)
-    return k >= 3 and math.perm(sum(prep.graph.free), k) <= JOINT_MAX_CONFIGS
+    return k <= 2 or math.perm(sum(prep.graph.free), k) <= JOINT_MAX_CONFIGS
 
 
 def _search(
@@ -148,18 +148,15 @@ def _search(
 ) -> list[list[int]] | None:
     """Exact search; None when unsolvable. `log` collects the engines run, in order.
 
-    CBS goes first (fast when agents interact little); if it has not finished after a short
-    probe, two agents switch to joint A* (exact, immune to symmetric head-on stalls, finite),
-    and more agents get the solvability proof before CBS resumes.
+    CBS goes first (fast when agents interact little). If it has not finished after a short
+    probe, two agents, and dense small maps, switch to joint A* (exact, finite, immune to
+    symmetric head-on stalls); otherwise solvability proofs are interleaved with CBS.
     """
     g, starts, goals = prep.graph, prep.starts, prep.goals
-    if _joint_fits(prep):
-        log.append("joint-astar")
-        return joint_search(g, starts, goals, objective, budget)
     log.append("cbs")
     cbs = CBS(g, starts, goals, objective, budget)
     found = cbs.run(CBS_PROBE_NODES)
-    if found == PENDING and len(starts) == 2:
+    if found == PENDING and _joint_fits(prep):
         log.append("joint-astar")
         return joint_search(g, starts, goals, objective, budget)
     proven: bool | None = None
