@@ -30,13 +30,13 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_scoring import scoring_section  # noqa: E402
-from bench_solver import solver_section  # noqa: E402
+from bench_scoring import scoring_section
+from bench_solver import solver_section
 
-from mapf_env import SIZES, EnvConfig, SizeConfig, random_config  # noqa: E402
-from mapf_env import sampler as sampler_module  # noqa: E402
-from mapf_env.generator import generate  # noqa: E402
-from mapf_env.suites import SUITES, build_suite  # noqa: E402
+from mapf_env import SIZES, EnvConfig, SizeConfig, random_config
+from mapf_env import sampler as sampler_module
+from mapf_env.generator import generate
+from mapf_env.suites import SUITES, build_suite
 
 
 def worst_case(samples: int) -> EnvConfig:
@@ -90,7 +90,7 @@ def generation_section(console: Console, quick: bool) -> None:
         if quick:  # one size per suite: the largest, the slowest
             spec = type(spec)(spec.name, spec.n_agents, spec.sizes[-1:], spec.wait_ratios)
         started = time.perf_counter()
-        items = build_suite(spec, workers=cores)
+        items = build_suite(spec, workers=cores).items
         seconds = time.perf_counter() - started
         shown = name + (" (10x10 only)" if quick else "")
         suites_table.add_row(

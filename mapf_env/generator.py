@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -113,7 +113,7 @@ def conflict_slots(n: int, wait_ratio: float) -> list[bool]:
     ]
 
 
-def round_slots(config: EnvConfig, seed: int) -> list[tuple[SlotSpec, int, str]]:
+def round_slots(config: EnvConfig, seed: int) -> list[Slot]:
     """Every slot of a round as (spec, slot seed, instance id), sizes ascending."""
     slots = []
     for size, n in size_counts(config).items():
@@ -143,18 +143,29 @@ def generate(
     return GeneratedRound(config=config, seed=seed, instances=instances, stats=stats)
 
 
+Slot = tuple[SlotSpec, int, str]
+"""(spec, slot seed, instance id)."""
+
+
 def fill_slots(
-    slots: Sequence[tuple[SlotSpec, int, str]], workers: int, progress: ProgressFn | None = None
+    slots: Sequence[Slot],
+    workers: int,
+    progress: ProgressFn | None = None,
+    skips: Mapping[str, Sequence[int]] | None = None,
 ) -> Iterator[SlotOutcome]:
-    """Sample every slot, in order, over `workers` processes (in-process when 1)."""
-    total = len(slots)
+    """Sample every slot, in order, over `workers` processes (in-process when 1).
+
+    `skips` maps an instance id to attempts to treat as solver limits (see `sample_slot`).
+    """
+    jobs = [(spec, key, name, frozenset((skips or {}).get(name, ()))) for spec, key, name in slots]
+    total = len(jobs)
     if workers <= 1:
-        for done, (spec, key, name) in enumerate(slots, 1):
-            yield sample_slot(spec, key, name)
+        for done, job in enumerate(jobs, 1):
+            yield sample_slot(*job)
             if progress:
                 progress(done, total)
         return
-    chunks = [slots[i : i + _CHUNK] for i in range(0, total, _CHUNK)]
+    chunks = [jobs[i : i + _CHUNK] for i in range(0, total, _CHUNK)]
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["mapf_env.sampler"])
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
@@ -166,13 +177,18 @@ def fill_slots(
                 progress(done, total)
 
 
-def _fill_chunk(chunk: Sequence[tuple[SlotSpec, int, str]]) -> list[SlotOutcome]:
-    return [sample_slot(spec, key, name) for spec, key, name in chunk]
+def _fill_chunk(chunk: Sequence[tuple[SlotSpec, int, str, frozenset[int]]]) -> list[SlotOutcome]:
+    return [sample_slot(*job) for job in chunk]
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _worker_count(workers: int | None, n_slots: int) -> int:
     if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        workers = default_workers()
     if n_slots < _PARALLEL_FROM:
         return 1
     return max(1, workers)

@@ -58,7 +58,7 @@ class Optimum(BaseModel):
 
 
 class Instance(BaseModel):
-    """One MAPF-FrozenLake puzzle: an N x N grid of ice and holes, k agents with starts and goals."""
+    """One MAPF-FrozenLake puzzle: an N x N grid of ice and holes; k agents, starts and goals."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 
 from mapf_env.instance import Instance, Objective
 from mapf_env.layout import Lake, place_crossing, place_random, sample_lake
-from mapf_env.solver import SolveResult, SolverLimits, find_optimum, needs_conflict_resolution
+from mapf_env.solver import (
+    SolveResult,
+    SolverLimits,
+    SolveStatus,
+    find_optimum,
+    needs_conflict_resolution,
+)
 
 MAX_ATTEMPTS = 240
 """Layouts tried per slot before falling back to the nearest achievable instance."""
@@ -53,6 +59,8 @@ class SlotOutcome:
     kind_met: bool
     used_crossing: bool = False
     rejections: Counter[str] = field(default_factory=Counter)
+    limited: list[int] = field(default_factory=list)
+    """Attempts rejected because the solver hit its node limit (replayed by `skip`)."""
 
 
 def slot_seed(*parts: object) -> int:
@@ -66,11 +74,18 @@ def requested_holes(size: int, hole_ratio: float, n_agents: int) -> int:
     return max(0, min(round(hole_ratio * size * size), size * size - 2 * n_agents))
 
 
-def sample_slot(spec: SlotSpec, seed: int, name: str) -> SlotOutcome:
+def sample_slot(
+    spec: SlotSpec, seed: int, name: str, skip: frozenset[int] = frozenset()
+) -> SlotOutcome:
+    """Fill one slot. Attempts listed in `skip` are rejected as solver limits without solving.
+
+    `skip` replays the attempts an earlier build gave up on (`SlotOutcome.limited`), which makes
+    a rebuild independent of how far a later, faster solver would have got on them.
+    """
     rng = random.Random(seed)
     holes = requested_holes(spec.size, spec.hole_ratio, spec.n_agents)
-    rejections: Counter[str] = Counter()
-    spares: list[tuple[Instance, Lake, bool]] = []
+    out = SlotOutcome(None, spec, holes, 0, 0, False)
+    spares: list[tuple[Instance, Lake, bool, int]] = []
     dry_run = 0
     for attempt in range(1, MAX_ATTEMPTS + 1):
         if dry_run >= HOLE_RELIEF_EVERY and holes > 0:
@@ -83,40 +98,57 @@ def sample_slot(spec: SlotSpec, seed: int, name: str) -> SlotOutcome:
             and rng.random() < 0.5
         )
         instance = _place(rng, lake, spec, crossing, name)
-        if instance is None:
-            rejections["no_room" if len(lake.component) < 2 * spec.n_agents else "no_crossing"] += 1
-            dry_run += 1
-            continue
-        conflict = needs_conflict_resolution(instance)
-        if conflict is None:  # cannot happen inside one component; kept as a guard
-            rejections["unreachable"] += 1
-            dry_run += 1
-            continue
-        if conflict != spec.want_conflict:
-            rejections["conflict" if conflict else "no_conflict"] += 1
-            if len(spares) < 4:
-                spares.append((instance, lake, crossing))
-            if conflict:  # conflict-free layouts are always solvable; conflicted ones may not be
-                dry_run += 1
-            else:
-                dry_run = 0
-            continue
-        solved = find_optimum(instance, spec.objective, GENERATOR_LIMITS)
-        if isinstance(solved, SolveResult):
-            rejections[solved.status.value] += 1
-            dry_run += 1
-            continue
-        return SlotOutcome(
-            instance.model_copy(update={"optimum": solved}),
-            spec,
-            lake.holes,
-            lake.dead_cells,
-            attempt,
-            True,
-            crossing,
-            rejections,
-        )
-    return _nearest(spec, spares, rejections, holes)
+        reason = _reject_reason(instance, lake, spec)
+        if reason in ("conflict", "no_conflict") and instance is not None and len(spares) < 4:
+            spares.append((instance, lake, crossing, attempt))
+        if reason is None and instance is not None:
+            reason = _solve_into(out, instance, lake, crossing, attempt, skip)
+            if reason is None:
+                out.attempts, out.kind_met = attempt, True
+                return out
+        out.rejections[reason] += 1
+        dry_run = 0 if reason == "no_conflict" else dry_run + 1
+    out.attempts = MAX_ATTEMPTS
+    for instance, lake, crossing, attempt in spares:  # the wanted kind never came
+        reason = _solve_into(out, instance, lake, crossing, attempt, skip)
+        if reason is None:
+            return out
+        out.rejections[reason] += 1
+    return out
+
+
+def _reject_reason(instance: Instance | None, lake: Lake, spec: SlotSpec) -> str | None:
+    """Why a placement cannot fill the slot before any solving; None when it may."""
+    if instance is None:
+        return "no_room" if len(lake.component) < 2 * spec.n_agents else "no_crossing"
+    conflict = needs_conflict_resolution(instance)
+    if conflict is None:  # cannot happen inside one component; kept as a guard
+        return "unreachable"
+    if conflict != spec.want_conflict:
+        return "conflict" if conflict else "no_conflict"
+    return None
+
+
+def _solve_into(
+    out: SlotOutcome,
+    instance: Instance,
+    lake: Lake,
+    crossing: bool,
+    attempt: int,
+    skip: frozenset[int],
+) -> str | None:
+    """Solve `instance` into `out`; the rejection reason when it cannot be used."""
+    if attempt in skip:
+        out.limited.append(attempt)
+        return SolveStatus.LIMIT.value
+    solved = find_optimum(instance, out.spec.objective, GENERATOR_LIMITS)
+    if isinstance(solved, SolveResult):
+        if solved.status is SolveStatus.LIMIT:
+            out.limited.append(attempt)
+        return solved.status.value
+    out.instance = instance.model_copy(update={"optimum": solved})
+    out.holes, out.dead_cells, out.used_crossing = lake.holes, lake.dead_cells, crossing
+    return None
 
 
 def _place(
@@ -135,24 +167,3 @@ def _place(
         goals=tuple(lake.cell(g) for _, g in pairs),
         id=name,
     )
-
-
-def _nearest(
-    spec: SlotSpec, spares: list[tuple[Instance, Lake, bool]], rejections: Counter[str], holes: int
-) -> SlotOutcome:
-    """The wanted kind never came: keep the first solvable instance of the other kind."""
-    for instance, lake, crossing in spares:
-        solved = find_optimum(instance, spec.objective, GENERATOR_LIMITS)
-        if not isinstance(solved, SolveResult):
-            return SlotOutcome(
-                instance.model_copy(update={"optimum": solved}),
-                spec,
-                lake.holes,
-                lake.dead_cells,
-                MAX_ATTEMPTS,
-                False,
-                crossing,
-                rejections,
-            )
-        rejections[solved.status.value] += 1
-    return SlotOutcome(None, spec, holes, 0, MAX_ATTEMPTS, False, False, rejections)

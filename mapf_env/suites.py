@@ -21,10 +21,11 @@ import gzip
 import hashlib
 import io
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path as FsPath
 from typing import Any
 
@@ -108,30 +109,48 @@ def suite_slots(spec: SuiteSpec, objective: Objective) -> list[tuple[SlotSpec, i
     return slots
 
 
+class BuiltSuite(BaseModel):
+    """A freshly built suite and the attempts its build gave up on at the solver's node limit."""
+
+    model_config = ConfigDict(frozen=True)
+
+    items: tuple[BenchmarkItem, ...]
+    limited: dict[str, list[int]]
+
+
 def build_suite(
     spec: SuiteSpec,
     *,
     objective: Objective = Objective.SOC,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
-) -> list[BenchmarkItem]:
-    """Rebuild a suite from its fixed seeds (deterministic; minutes for the 5-agent suite)."""
+    limited: Mapping[str, Sequence[int]] | None = None,
+) -> BuiltSuite:
+    """Build a suite from its fixed seeds (deterministic; about a minute for 5 agents).
+
+    `limited` replays a previous build's node-limit rejections (the manifest keeps them), so a
+    rebuild reproduces the shipped suite with any exact solver at least as capable as the one
+    that built it.
+    """
     slots = suite_slots(spec, objective)
     items = []
-    for (slot, _, name), outcome in zip(slots, fill_slots(slots, workers, progress), strict=True):
+    gave_up: dict[str, list[int]] = {}
+    outcomes = fill_slots(slots, workers, progress, skips=limited)
+    for (slot, _, name), outcome in zip(slots, outcomes, strict=True):
         if outcome.instance is None:
             raise RuntimeError(f"benchmark slot {name} could not be filled")
-        subset = name.split("-")[2]
+        if outcome.limited:
+            gave_up[name] = list(outcome.limited)
         items.append(
             BenchmarkItem(
                 suite=spec.name,
                 size=slot.size,
-                subset=subset,
+                subset=name.split("-")[2],
                 hole_ratio=slot.hole_ratio,
                 instance=outcome.instance,
             )
         )
-    return items
+    return BuiltSuite(items=tuple(items), limited=gave_up)
 
 
 def content_sha256(items: Sequence[BenchmarkItem]) -> str:
@@ -165,7 +184,8 @@ def write_suites(out_dir: str | FsPath, suites: dict[str, list[BenchmarkItem]]) 
         kept = json.loads(previous.read_text(encoding="utf-8"))
         if kept.get("version") == SUITE_VERSION:
             manifest["suites"].update(kept.get("suites", {}))
-    for name, items in sorted(suites.items()):
+    for name, built in sorted(suites.items()):
+        items = built.items
         blob = encode_suite(items)
         atomic_write_bytes(out / f"{name}.jsonl.gz", blob)
         spec = SUITES[name]
@@ -176,37 +196,57 @@ def write_suites(out_dir: str | FsPath, suites: dict[str, list[BenchmarkItem]]) 
             "count": len(items),
             "file_sha256": hashlib.sha256(blob).hexdigest(),
             "content_sha256": content_sha256(items),
+            "limited": built.limited,
         }
     atomic_write_bytes(out / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
     return manifest
 
 
-def load_manifest() -> dict[str, Any]:
-    source = resources.files(DATA_PACKAGE).joinpath(MANIFEST)
+def _source(root: FsPath | None, name: str) -> Traversable:
+    return FsPath(root) / name if root is not None else resources.files(DATA_PACKAGE) / name
+
+
+def load_manifest(root: FsPath | None = None) -> dict[str, Any]:
+    """The manifest of the shipped suites, or of the suites under `root` (as written by
+    `write_suites`)."""
+    source = _source(root, MANIFEST)
     if not source.is_file():
         raise FileNotFoundError(
-            f"the benchmark suites are missing from {DATA_PACKAGE}; reinstall the package or "
+            f"no benchmark suites at {root or DATA_PACKAGE}; reinstall the package or "
             "rebuild them with `harness env bench-build`"
         )
-    text = source.read_text(encoding="utf-8")
-    manifest: dict[str, Any] = json.loads(text)
+    manifest: dict[str, Any] = json.loads(source.read_text(encoding="utf-8"))
     return manifest
 
 
-def available_suites() -> list[str]:
-    return sorted(load_manifest()["suites"])
+def available_suites(root: FsPath | None = None) -> list[str]:
+    return sorted(load_manifest(root)["suites"])
+
+
+def load_suite(name: str, root: FsPath | None = None) -> BenchmarkSuite:
+    """A suite by name, shipped (or under `root`), its file checked against the manifest.
+
+    Shipped suites are read once per process; suites under `root` are read on every call.
+    """
+    return _shipped_suite(name) if root is None else _read_suite(name, root)
 
 
 @cache
-def load_suite(name: str) -> BenchmarkSuite:
-    """A shipped suite by name, its file checked against the manifest."""
-    manifest = load_manifest()
+def _shipped_suite(name: str) -> BenchmarkSuite:
+    return _read_suite(name, None)
+
+
+def _read_suite(name: str, root: FsPath | None) -> BenchmarkSuite:
+    manifest = load_manifest(root)
     entry = manifest["suites"].get(name)
     if entry is None:
-        raise KeyError(f"no benchmark suite {name!r}; available: {', '.join(available_suites())}")
-    blob = resources.files(DATA_PACKAGE).joinpath(entry["file"]).read_bytes()
+        known = ", ".join(available_suites(root))
+        raise KeyError(f"no benchmark suite {name!r}; available: {known}")
+    blob = _source(root, entry["file"]).read_bytes()
     if hashlib.sha256(blob).hexdigest() != entry["file_sha256"]:
-        raise SuiteChecksumError(f"{entry['file']} does not match manifest.json; reinstall")
+        raise SuiteChecksumError(
+            f"{entry['file']} does not match manifest.json (corrupted); reinstall the package"
+        )
     lines = gzip.decompress(blob).decode().splitlines()
     items = tuple(BenchmarkItem.model_validate_json(line) for line in lines)
     return BenchmarkSuite(

@@ -15,10 +15,18 @@ from harness.cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance
 from mapf_env.config import ConfigError, EnvConfig, project
 from mapf_env.export import atomic_write_bytes, read_jsonl, read_parquet, write_jsonl, write_parquet
-from mapf_env.generator import generate
+from mapf_env.generator import default_workers, generate
 from mapf_env.provenance import provenance
 from mapf_env.reward import reward
-from mapf_env.suites import SUITES, SuiteChecksumError, build_suite, load_suite, write_suites
+from mapf_env.suites import (
+    SUITES,
+    SuiteChecksumError,
+    build_suite,
+    content_sha256,
+    load_manifest,
+    load_suite,
+    write_suites,
+)
 from mapf_env.verifier import verify
 
 app = typer.Typer(
@@ -185,31 +193,50 @@ def _plain(verdict: object) -> dict[str, object]:
 
 @app.command("bench-build")
 def bench_build_cmd(
-    out: Annotated[Path, typer.Option(help="Where to write the suites and manifest.json.")] = Path(
-        "mapf_env/data/benchmarks"
-    ),
+    out: Annotated[
+        Path | None, typer.Option(help="Write the suites and manifest.json here.")
+    ] = None,
     suite: Annotated[list[str] | None, typer.Option(help="Suites to build (default: all).")] = None,
     workers: Annotated[int | None, typer.Option(help="Processes (default: all cores).")] = None,
+    fresh: Annotated[
+        bool, typer.Option(help="Ignore the shipped manifest's node-limit replay (new version).")
+    ] = False,
 ) -> None:
-    """Rebuild the fixed benchmark suites from their seeds and write them with checksums."""
-    import os
+    """Rebuild the fixed benchmark suites from their seeds and compare them with the shipped ones.
 
+    Without --out it only checks: each rebuilt suite's content checksum must equal the shipped
+    manifest's. With --out it also writes the suite files and a manifest there.
+    """
     names = suite or list(SUITES)
     unknown = [n for n in names if n not in SUITES]
     if unknown:
         raise _fail(f"unknown suite(s) {unknown}; suites are {', '.join(SUITES)}")
-    n_workers = workers or len(os.sched_getaffinity(0))
+    try:
+        shipped = {} if fresh else load_manifest()["suites"]
+    except FileNotFoundError:
+        shipped = {}
     built = {}
     with _progress() as bar:
         for name in names:
             task = bar.add_task(name)
             built[name] = build_suite(
                 SUITES[name],
-                workers=n_workers,
-                progress=lambda d, t, task=task: bar.update(task, completed=d, total=t),
+                workers=workers or default_workers(),
+                progress=lambda done, total, task=task: bar.update(
+                    task, completed=done, total=total
+                ),
+                limited=shipped.get(name, {}).get("limited"),
             )
-    manifest = write_suites(out, built)
-    for name, entry in manifest["suites"].items():
-        console.print(
-            f"{name}: {entry['count']} instances, content sha256 {entry['content_sha256'][:16]}…"
-        )
+    mismatched = []
+    for name, result in built.items():
+        checksum = content_sha256(result.items)
+        expected = shipped.get(name, {}).get("content_sha256")
+        same = "new" if expected is None else ("same" if checksum == expected else "DIFFERENT")
+        if same == "DIFFERENT":
+            mismatched.append(name)
+        console.print(f"{name}: {len(result.items)} instances, content {checksum[:16]}… ({same})")
+    if out is not None:
+        write_suites(out, built)
+        console.print(f"wrote {', '.join(built)} to {out}/")
+    if mismatched and out is None:
+        raise _fail(f"rebuilt {', '.join(mismatched)} differ from the shipped suites")

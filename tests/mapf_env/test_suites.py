@@ -1,0 +1,99 @@
+"""The shipped benchmark suites: layout, answer keys, checksums, and a rebuild from seeds."""
+
+from __future__ import annotations
+
+import gzip
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from mapf_env import SUITES, load_suite
+from mapf_env.generator import conflict_slots, default_workers
+from mapf_env.suites import (
+    BenchmarkItem,
+    BuiltSuite,
+    SuiteChecksumError,
+    build_suite,
+    content_sha256,
+    encode_suite,
+    load_manifest,
+    write_suites,
+)
+from mapf_env.verifier import check_plan
+
+EXPECTED = {"3agents": (3, range(3, 11)), "4agents": (4, range(4, 11)),
+            "5agents": (5, range(5, 11)), "validation": (2, range(3, 11))}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_suite_layout_matches_the_design(name: str) -> None:
+    suite = load_suite(name)
+    agents, sizes = EXPECTED[name]
+    spec = SUITES[name]
+    assert suite.n_agents == agents
+    assert Counter(item.size for item in suite.items) == {s: spec.per_size for s in sizes}
+    per_cell = Counter((i.size, i.subset, i.hole_ratio) for i in suite.items)
+    assert set(per_cell.values()) == {spec.per_subset // len(spec.hole_ratios)}
+    assert {i.hole_ratio for i in suite.items} == {0.1, 0.2, 0.3, 0.4, 0.5}
+    for wait in spec.wait_ratios:
+        subset = f"wr_{round(wait * 100):03d}"
+        for size in sizes:
+            items = [i for i in suite.items if i.size == size and i.subset == subset]
+            assert len(items) == spec.per_subset
+            optima = [i.instance.optimum for i in items]
+            conflicts = sum(bool(op and op.needs_conflict_resolution) for op in optima)
+            assert conflicts == sum(conflict_slots(spec.per_subset, wait))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_answer_key_is_a_valid_optimal_plan(name: str) -> None:
+    for item in load_suite(name).items:
+        inst = item.instance
+        assert inst.optimum is not None and inst.n_agents == EXPECTED[name][0]
+        verdict = check_plan(inst, inst.optimum.plan)
+        assert verdict.valid, (inst.id, verdict.detail)
+        assert verdict.cost == inst.optimum.cost
+        assert inst.optimum.soc >= sum(inst.optimum.individual)
+        assert inst.optimum.needs_conflict_resolution == (
+            inst.optimum.soc > sum(inst.optimum.individual)
+        )
+
+
+def test_shipped_files_match_their_manifest() -> None:
+    manifest = load_manifest()
+    assert set(manifest["suites"]) == set(SUITES)
+    for name, entry in manifest["suites"].items():
+        suite = load_suite(name)
+        assert len(suite.items) == entry["count"]
+        assert content_sha256(suite.items) == entry["content_sha256"]
+        assert encode_suite(suite.items)  # decodes and re-encodes without error
+
+
+def test_a_corrupted_file_is_refused(tmp_path: Path) -> None:
+    items = load_suite("validation").items[:5]
+    write_suites(tmp_path, {"validation": BuiltSuite(items=items, limited={})})
+    assert load_suite("validation", tmp_path).items == items
+    target = tmp_path / "validation.jsonl.gz"
+    target.write_bytes(gzip.compress(gzip.decompress(target.read_bytes()).replace(b"H", b".", 1)))
+    with pytest.raises(SuiteChecksumError, match=r"validation\.jsonl\.gz"):
+        load_suite("validation", tmp_path)
+
+
+def test_missing_suites_say_how_to_rebuild(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="bench-build"):
+        load_suite("validation", tmp_path)
+
+
+def test_unknown_suite_names_the_available_ones() -> None:
+    with pytest.raises(KeyError, match="3agents"):
+        load_suite("6agents")
+
+
+@pytest.mark.parametrize("name", ["validation", "3agents", "4agents", "5agents"])
+def test_rebuilding_from_seeds_reproduces_the_shipped_suite(name: str) -> None:
+    entry = load_manifest()["suites"][name]
+    built = build_suite(SUITES[name], workers=default_workers(), limited=entry["limited"])
+    assert content_sha256(built.items) == entry["content_sha256"]
+    assert built.limited == entry["limited"]
+    assert all(isinstance(i, BenchmarkItem) for i in built.items)
