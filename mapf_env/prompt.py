@@ -76,8 +76,7 @@ def format_plan(plan: Sequence[Sequence[Cell]], base: int = 1) -> str:
     prompt promises; `base=0` writes the 0-based numbering the parser also accepts.
     """
     return "\n".join(
-        f"Agent {i}: " + " ".join(format_cell(c) for c in path)
-        for i, path in enumerate(plan, base)
+        f"Agent {i}: " + " ".join(format_cell(c) for c in path) for i, path in enumerate(plan, base)
     )
 
 

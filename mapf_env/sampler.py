@@ -99,14 +99,15 @@ def sample_slot(
         )
         instance = _place(rng, lake, spec, crossing, name)
         reason = _reject_reason(instance, lake, spec)
-        if reason in ("conflict", "no_conflict") and instance is not None and len(spares) < 4:
-            spares.append((instance, lake, crossing, attempt))
-        if reason is None and instance is not None:
-            reason = _solve_into(out, instance, lake, crossing, attempt, skip)
+        if instance is not None:
+            if reason in ("conflict", "no_conflict") and len(spares) < 4:
+                spares.append((instance, lake, crossing, attempt))
             if reason is None:
-                out.attempts, out.kind_met = attempt, True
-                return out
-        out.rejections[reason] += 1
+                reason = _solve_into(out, instance, lake, crossing, attempt, skip)
+                if reason is None:
+                    out.attempts, out.kind_met = attempt, True
+                    return out
+        out.rejections[reason or "unknown"] += 1
         dry_run = 0 if reason == "no_conflict" else dry_run + 1
     out.attempts = MAX_ATTEMPTS
     for instance, lake, crossing, attempt in spares:  # the wanted kind never came

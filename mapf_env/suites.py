@@ -174,7 +174,7 @@ def encode_suite(items: Sequence[BenchmarkItem]) -> bytes:
     return buffer.getvalue()
 
 
-def write_suites(out_dir: str | FsPath, suites: dict[str, list[BenchmarkItem]]) -> dict[str, Any]:
+def write_suites(out_dir: str | FsPath, suites: Mapping[str, BuiltSuite]) -> dict[str, Any]:
     """Write suite files and their manifest (the form shipped in the package)."""
     out = FsPath(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeElapsedColumn
 
 from harness.cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance
@@ -39,6 +40,15 @@ GENERATION_SCHEMA = "1"
 def _fail(message: str) -> typer.Exit:
     Console(stderr=True).print(f"[bold red]error:[/] {message}")
     return typer.Exit(2)
+
+
+def _advance(bar: Progress, task: TaskID) -> Callable[[int, int], None]:
+    """A progress callback that moves one bar of `bar`."""
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return update
 
 
 def _progress() -> Progress:
@@ -75,12 +85,7 @@ def generate_cmd(
         config = config.model_copy(update={"samples": samples})
     with _progress() as bar:
         task = bar.add_task("generating", total=config.samples)
-        result = generate(
-            config,
-            seed,
-            workers=workers,
-            progress=lambda done, total: bar.update(task, completed=done),
-        )
+        result = generate(config, seed, workers=workers, progress=_advance(bar, task))
     console.print(stats_table(result.stats))
     for line in result.stats.shortfalls():
         console.print(f"[yellow]shortfall:[/] {line}")
@@ -107,7 +112,8 @@ def _load_config(path: Path, lenient: bool) -> EnvConfig:
 
         projection = project(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
     except ConfigError as err:
-        raise _fail(f"{path}: {err}") from None
+        hint = "" if lenient else "\n(--lenient projects a config onto the constraints instead)"
+        raise _fail(f"{path}: {err}{hint}") from None
     for note in projection.notes:
         console.print(f"[yellow]projected:[/] {note}")
     return projection.config
@@ -222,9 +228,7 @@ def bench_build_cmd(
             built[name] = build_suite(
                 SUITES[name],
                 workers=workers or default_workers(),
-                progress=lambda done, total, task=task: bar.update(
-                    task, completed=done, total=total
-                ),
+                progress=_advance(bar, task),
                 limited=shipped.get(name, {}).get("limited"),
             )
     mismatched = []
