@@ -270,11 +270,11 @@ def project(config: ConfigDraft | EnvConfig | Mapping[str, Any]) -> Projection:
                 )
             )
     for s in SIZES:
-        _clip(sizes[s], s, "ratio", 0.0, math.inf, notes)
+        _clip(sizes, s, "ratio", (0.0, math.inf), notes)
     _renormalise(sizes, notes)
     for s in SIZES:
-        _clip(sizes[s], s, "hole_ratio", 0.0, MAX_HOLE_RATIO, notes)
-        _clip(sizes[s], s, "wait_ratio", 0.0, 1.0, notes)
+        _clip(sizes, s, "hole_ratio", (0.0, MAX_HOLE_RATIO), notes)
+        _clip(sizes, s, "wait_ratio", (0.0, 1.0), notes)
     shared = draft.model_dump(include=set(_LOCKED_KEYS))
     projected = EnvConfig.model_validate({**shared, "sizes": dict(sorted(sizes.items()))})
     return Projection(config=projected, notes=tuple(notes))
@@ -328,57 +328,44 @@ def _locked_note(config: EnvConfig, key: str, value: Any) -> ProjectionNote:
     )
 
 
-def _clip(
-    entry: dict[str, float],
+def _change(
+    sizes: dict[int, dict[str, float]],
     size: int,
     name: str,
-    low: float,
-    high: float,
+    value: float,
+    reason: str,
     notes: list[ProjectionNote],
 ) -> None:
-    value = entry[name]
-    clipped = min(max(value, low), high)
-    if clipped != value:
-        notes.append(
-            ProjectionNote(
-                field=f"sizes.{size_name(size)}.{name}",
-                before=value,
-                after=clipped,
-                reason=f"clipped to [{low:g}, {high:g}]",
-            )
-        )
-        entry[name] = clipped
+    """Set one size field, recording a note when the value actually changes."""
+    before = sizes[size][name]
+    if value != before:
+        field = f"sizes.{size_name(size)}.{name}"
+        notes.append(ProjectionNote(field=field, before=before, after=value, reason=reason))
+        sizes[size][name] = value
+
+
+def _clip(
+    sizes: dict[int, dict[str, float]],
+    size: int,
+    name: str,
+    bounds: tuple[float, float],
+    notes: list[ProjectionNote],
+) -> None:
+    low, high = bounds
+    clipped = min(max(sizes[size][name], low), high)
+    _change(sizes, size, name, clipped, f"clipped to [{low:g}, {high:g}]", notes)
 
 
 def _renormalise(sizes: dict[int, dict[str, float]], notes: list[ProjectionNote]) -> None:
     total = sum(sizes[s]["ratio"] for s in SIZES)
-    if total == 0.0:
-        for s in SIZES:
-            notes.append(
-                ProjectionNote(
-                    field=f"sizes.{size_name(s)}.ratio",
-                    before=0.0,
-                    after=1 / len(SIZES),
-                    reason="all ratios were 0; budget spread evenly",
-                )
-            )
-            sizes[s]["ratio"] = 1 / len(SIZES)
-        return
     if abs(total - 1.0) <= RATIO_TOLERANCE:
         return
     for s in SIZES:
-        before = sizes[s]["ratio"]
-        after = before / total
-        if after != before:
-            notes.append(
-                ProjectionNote(
-                    field=f"sizes.{size_name(s)}.ratio",
-                    before=before,
-                    after=after,
-                    reason=f"ratios summed to {total:.6g}; rescaled to sum 1",
-                )
-            )
-        sizes[s]["ratio"] = after
+        if total == 0.0:
+            _change(sizes, s, "ratio", 1 / len(SIZES), "all ratios were 0; spread evenly", notes)
+        else:
+            reason = f"ratios summed to {total:.6g}; rescaled to sum 1"
+            _change(sizes, s, "ratio", sizes[s]["ratio"] / total, reason, notes)
 
 
 def _normalise_size_keys(value: Any) -> Any:

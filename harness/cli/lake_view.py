@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
@@ -48,7 +49,8 @@ def stats_table(stats: GenerationStats) -> Table:
     """Requested against achieved per size; rejection reasons are in generation.json."""
     plural = "s" if stats.workers != 1 else ""
     table = Table(
-        title=f"{stats.total} instances in {stats.seconds:.2f} s ({stats.workers} worker{plural})"
+        title=f"{stats.total} instances in {stats.seconds:.2f} s ({stats.workers} worker{plural})",
+        box=box.SIMPLE_HEAD,
     )
     for name in ("size", "made", "holes", "dead", "wait", "short", "rejected", "opt cost"):
         table.add_column(name, justify="right")
@@ -58,7 +60,7 @@ def stats_table(stats: GenerationStats) -> Table:
         short = s.kind_shortfall + s.hole_relief + (s.requested - s.generated)
         table.add_row(
             size_name(s.size),
-            f"{s.generated}/{s.requested}",
+            str(s.generated) if s.generated == s.requested else f"{s.generated}/{s.requested}",
             f"{s.target_hole_ratio:.2f}→{s.hole_ratio:.2f}",
             f"{s.dead_cell_ratio:.2f}",
             f"{s.target_wait_ratio:.2f}→{s.wait_ratio:.2f}",
