@@ -1,6 +1,6 @@
 """Speed of the exact solver, side by side with a textbook CBS and w9-pathfinding's C++ CBS.
 
-    python benchmarks/bench_solver.py [--quick]
+    python benchmarks/bench_solver.py [--quick] [--suites]   (--suites: the suites table only)
 
 For each agent count (2..5) and grid size (3..10) it samples seeded random instances that need
 conflict resolution (random holes at 10-50 %, random distinct starts and goals, every agent able
@@ -10,6 +10,11 @@ proves unsolvable. Each instance is then solved by `mapf_env.solver.solve`, by
 `pip install w9-pathfinding==0.1.3`, built from source). All three get the same time limit;
 a miss counts as a timeout. Where w9 returns a plan its SOC must equal ours (mismatches are
 reported). `solver_section(console, quick)` is the entry point for other benchmark scripts.
+
+A second table times ours and w9 on the shipped benchmark suites (`load_suite`, answer key
+stripped), per suite and size: median and p99 ms, instances per second (count over total time,
+so the slow tail counts), the ratio w9-time/ours (median and total) and SOC mismatches against
+the shipped optimum (wherever a solver returns a plan, its SOC must equal `optimum.cost`).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from pathlib import Path as FsPath
 from rich.console import Console
 from rich.table import Table
 
-from mapf_env import Instance, Plan, sum_of_costs
+from mapf_env import BenchmarkItem, Instance, Plan, load_suite, sum_of_costs
 from mapf_env.solver import SolverLimits, SolveStatus, conflict_free_plan, individual_costs, solve
 
 sys.path.insert(0, str(FsPath(__file__).resolve().parent))
@@ -154,6 +159,57 @@ def solver_section(console: Console, quick: bool) -> None:
             if row is not None:
                 table.add_row(str(k), f"{n}x{n}", *row)
     console.print(table)
+    suites_section(console, quick)
+
+
+def suites_section(console: Console, quick: bool) -> None:
+    """Ours vs w9 on the shipped suites (`--quick`: 10x10 only, 50 instances per row)."""
+    limit = 2.0
+    w9 = _w9_runner()
+    table = Table(title=f"Shipped suites (answer key stripped), limit {limit:g} s")
+    for name in (
+        "suite", "size", "n", "ours med ms", "ours p99 ms", "ours inst/s", "ours t/o",
+        "w9 med ms", "w9 p99 ms", "w9 inst/s", "w9 t/o", "w9/ours med", "w9/ours total",
+        "SOC mismatch",
+    ):  # fmt: skip
+        table.add_column(name, justify="right", no_wrap=True)
+    for suite in ("3agents", "4agents", "5agents"):
+        items = load_suite(suite).items
+        for n in sorted({it.size for it in items}):
+            if quick and n != 10:
+                continue
+            rows = [it for it in items if it.size == n][:: 3 if quick else 1]
+            table.add_row(suite, f"{n}x{n}", *_measure_suite(rows, limit, w9))
+    console.print(table)
+
+
+def _measure_suite(items: list[BenchmarkItem], limit: float, w9: Runner | None) -> list[str]:
+    cols = {"ours": Column(), "w9": Column()}
+    mismatches = 0
+    for item in items:
+        assert item.instance.optimum is not None
+        inst, want = item.instance.without_optimum(), item.instance.optimum.cost
+        for name, runner in (("ours", _ours), ("w9", w9)):
+            if runner is None:
+                continue
+            secs, plan = _timed(runner, inst, limit)
+            cols[name].add(secs, plan is not None)
+            mismatches += plan is not None and sum_of_costs(plan) != want
+    ours, w9c = cols["ours"], cols["w9"]
+    have = bool(w9c.times)
+
+    def fmt(col: Column, value: float, spec: str) -> str:
+        return format(value, spec) if col.times else "-"
+
+    return [
+        str(len(items)), f"{ours.median_ms():.2f}", f"{ours.p99_ms():.1f}",
+        f"{ours.per_second():.0f}", str(ours.timeouts),
+        fmt(w9c, w9c.median_ms(), ".2f"), fmt(w9c, w9c.p99_ms(), ".1f"),
+        fmt(w9c, w9c.per_second(), ".0f"), str(w9c.timeouts) if have else "-",
+        f"{w9c.median_ms() / ours.median_ms():.2f}x" if have else "-",
+        f"{ours.per_second() / w9c.per_second():.2f}x" if have else "-",
+        str(mismatches),
+    ]  # fmt: skip
 
 
 def _measure(n: int, k: int, count: int, limit: float, w9: Runner | None) -> list[str] | None:
@@ -189,4 +245,8 @@ def _measure(n: int, k: int, count: int, limit: float, w9: Runner | None) -> lis
 
 
 if __name__ == "__main__":
-    solver_section(Console(width=max(Console().width, 170)), quick="--quick" in sys.argv[1:])
+    console = Console(width=max(Console().width, 170))
+    if "--suites" in sys.argv[1:]:
+        suites_section(console, quick="--quick" in sys.argv[1:])
+    else:
+        solver_section(console, quick="--quick" in sys.argv[1:])

@@ -6,8 +6,8 @@ JSON lines, and described in `manifest.json` with two checksums:
 
 - `file_sha256` covers the shipped file byte for byte and is checked on every load;
 - `content_sha256` covers what defines the benchmark -- grids, agents, optimal costs, subsets --
-  but not the reference plans, whose tie-breaking may differ between correct solvers. A test
-  rebuilds every suite and compares this checksum.
+  but not the reference plans (nor their own SOC / makespan), whose tie-breaking may differ
+  between correct solvers. A test rebuilds every suite and compares this checksum.
 
 Layout (DESIGN.md): 3-agent on sizes 3..10, 4-agent on 4..10, 5-agent on 5..10; 150 instances
 per size, in wait-ratio subsets wr_025 / wr_050 / wr_075 of 50, each with the hole ratios
@@ -153,13 +153,23 @@ def build_suite(
     return BuiltSuite(items=tuple(items), limited=gave_up)
 
 
+PLAN_FIELDS = ("plan", "soc", "makespan")
+"""Fields of an `Optimum` that describe its reference plan rather than the instance: another
+equally optimal plan may have another makespan (under SOC) or SOC (under makespan)."""
+
+
 def content_sha256(items: Sequence[BenchmarkItem]) -> str:
-    """Checksum of what defines the benchmark (everything but the reference plans)."""
+    """Checksum of what defines the benchmark: everything but the reference plan's own fields.
+
+    The optimal cost, the individual costs and the conflict flag are facts of the instance and
+    stay in; `PLAN_FIELDS` depend on which optimal plan a solver happened to return.
+    """
     digest = hashlib.sha256()
     for item in items:
         data = item.model_dump(mode="json")
         optimum = data["instance"].get("optimum") or {}
-        optimum.pop("plan", None)
+        for field in PLAN_FIELDS:
+            optimum.pop(field, None)
         digest.update(json.dumps(data, sort_keys=True, separators=(",", ":")).encode())
         digest.update(b"\n")
     return digest.hexdigest()

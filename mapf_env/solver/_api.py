@@ -178,7 +178,8 @@ def find_optimum(
     instance: Instance, objective: Objective = Objective.SOC, limits: SolverLimits | None = None
 ) -> Optimum | SolveResult:
     """The generator's one call: the instance's `Optimum` record, or the failed `SolveResult`."""
-    res, prep, conflict_free = _solve(instance, objective, limits or SolverLimits())
+    limits = limits or SolverLimits()
+    res, prep, conflict_free = _solve(instance, objective, limits)
     if res.status is not SolveStatus.OPTIMAL or res.plan is None or res.cost is None:
         return res
     assert prep.individual is not None

@@ -57,8 +57,27 @@ def find_conflicts(paths: list[list[int]]) -> list[Conflict]:
     return out
 
 
+_COVER_MAX_AGENTS = 12
+
+
+def _min_vertex_cover(edges: set[tuple[int, int]]) -> int:
+    """Size of a minimum vertex cover of a small graph (0 when it has too many vertices)."""
+    if not edges:
+        return 0
+    verts = sorted({v for e in edges for v in e})
+    if len(verts) > _COVER_MAX_AGENTS:
+        return 0
+    masks = [(1 << verts.index(a)) | (1 << verts.index(b)) for a, b in edges]
+    best = len(verts)
+    for cover in range(1 << len(verts)):
+        size = cover.bit_count()
+        if size < best and all(cover & m for m in masks):
+            best = size
+    return best
+
+
 class _Node:
-    __slots__ = ("conflicts", "cons", "costs", "key", "mdds", "paths")
+    __slots__ = ("conflicts", "cons", "costs", "h", "h_done", "key", "mdds", "paths")
 
     def __init__(self, paths: list[list[int]], costs: list[int], cons: list[Constraints]) -> None:
         self.paths = paths
@@ -67,6 +86,8 @@ class _Node:
         self.mdds: list[list[frozenset[int]] | None] = [None] * len(paths)
         self.conflicts = find_conflicts(paths)
         self.key: tuple[int, ...] = ()
+        self.h = 0
+        self.h_done = False
 
 
 class CBS:
@@ -79,8 +100,12 @@ class CBS:
         goals: list[int],
         objective: Objective,
         budget: Budget,
+        reasoning: bool = True,
     ) -> None:
         self.graph, self.starts, self.goals = graph, starts, goals
+        self.reasoning = reasoning
+        """Use target reasoning and the CG heuristic (off: the plain ICBS of earlier releases,
+        whose tie-breaking the shipped suites' recorded makespans depend on)."""
         self.dists = [graph.dist_to(g) for g in goals]
         self.makespan = objective is Objective.MAKESPAN
         self.budget = budget
@@ -106,7 +131,7 @@ class CBS:
     def _low(self, i: int, cons: Constraints, cat: ClashTable) -> list[int] | None:
         g = self.graph
         path, expanded = plan_path(
-            g.nbrs, self.starts[i], self.goals[i], self.dists[i], cons, cat, self.size
+            g.steps, self.starts[i], self.goals[i], self.dists[i], cons, cat, self.size
         )
         self.budget.charge(expanded)
         return path
@@ -117,7 +142,7 @@ class CBS:
         if self.makespan:
             node.key = (max(node.costs), soc, len(node.conflicts), -self.seq)
         else:
-            node.key = (soc, len(node.conflicts), -self.seq)
+            node.key = (soc + node.h, len(node.conflicts), -self.seq)
         heapq.heappush(self.open, (node.key, self.seq, node))
 
     def run(self, max_expansions: int) -> list[list[int]] | str | None:
@@ -126,6 +151,12 @@ class CBS:
             if not self.open:
                 return None
             node = heapq.heappop(self.open)[2]
+            if node.conflicts and not node.h_done and self.reasoning and not self.makespan:
+                node.h_done = True
+                node.h = self._cardinal_cover(node)
+                if node.h:
+                    self._push(node)  # popped again once its raised bound is the lowest
+                    continue
             self.budget.charge()
             if not node.conflicts:
                 return node.paths
@@ -138,6 +169,7 @@ class CBS:
             children = [self._child(node, conflict, side) for side in (0, 1)]
             if self._bypass(node, children):
                 if not node.conflicts:
+                    node.h = 0
                     self._push(node)
                     return
                 continue
@@ -166,15 +198,7 @@ class CBS:
         agent = a if side == 0 else b
         old = node.cons[agent]
         if v == -1:
-            goal_free = old.goal_free_from
-            if u == self.goals[agent]:
-                goal_free = max(goal_free, t + 1)
-            cons = replace(
-                old,
-                vertex=old.vertex | {t * self.size + u},
-                goal_free_from=goal_free,
-                last_time=max(old.last_time, t),
-            )
+            cons = self._vertex_constraint(node, agent, b if side == 0 else a, t, u)
         else:
             src, dst = (u, v) if side == 0 else (v, u)
             key = (t * self.size + src) * self.size + dst
@@ -193,6 +217,54 @@ class CBS:
         child.mdds[agent] = None
         self.generated += 1
         return child
+
+    def _cardinal_cover(self, node: _Node) -> int:
+        """Admissible bound on the SOC still to be added below `node` (CBSH's CG heuristic).
+
+        A conflict cardinal for both agents means that at least one of them must get dearer, so
+        the smallest set of agents touching every such pair (a minimum vertex cover, exact by
+        brute force over at most `_COVER_MAX_AGENTS` agents) bounds the increase from below.
+        Computed lazily, when the node is first popped, so nodes never expanded cost nothing.
+        """
+        edges: set[tuple[int, int]] = set()
+        for conflict in node.conflicts:
+            a, b = conflict[0], conflict[1]
+            if (
+                (a, b) not in edges
+                and self._cardinal(node, a, conflict)
+                and self._cardinal(node, b, conflict)
+            ):
+                edges.add((a, b))
+        return _min_vertex_cover(edges)
+
+    def _vertex_constraint(
+        self, node: _Node, agent: int, other: int, t: int, u: int
+    ) -> Constraints:
+        """`agent` may not be in `u` at `t`; for good from `t` when `other` rests there then.
+
+        Target reasoning: if `other` is resting on its goal `u` at `t`, the branch that spares
+        `other` covers exactly the plans where `other` arrives for good by `t`, and in all of
+        those `u` stays occupied from `t` on -- so the whole tail can be forbidden at once
+        instead of one time step per CBS split.
+        """
+        old = node.cons[agent]
+        last = max(old.last_time, t)
+        reasoning = self.reasoning
+        if reasoning and u == self.goals[agent] and t >= node.costs[agent]:
+            # The sibling of the branch below: `agent` arrives for good after `t`. (Plans
+            # where it is in `u` at `t` and leaves again belong here, so `u` at `t` stays open.)
+            goal_free = max(old.goal_free_from, t + 1)
+            return replace(old, goal_free_from=goal_free, last_time=last)
+        if reasoning and u == self.goals[other] and t >= node.costs[other]:
+            blocked = dict(old.blocked)
+            blocked[u] = min(blocked.get(u, t), t)
+            return replace(old, blocked=blocked, last_time=last)
+        goal_free = old.goal_free_from
+        if u == self.goals[agent]:
+            goal_free = max(goal_free, t + 1)
+        return replace(
+            old, vertex=old.vertex | {t * self.size + u}, goal_free_from=goal_free, last_time=last
+        )
 
     def _choose(self, node: _Node) -> Conflict:
         """First cardinal conflict, else first semi-cardinal, else the earliest."""

@@ -5,12 +5,17 @@ becomes a tuple of neighbour tuples (4-neighbours that are on the grid and not h
 the fixed order up, left, right, down, so every search expands in a deterministic order).
 Breadth-first distance tables to each goal are the admissible heuristic of every A* here and
 the layer test of every MDD (multi-valued decision diagram of shortest paths).
+
+The generator asks about many candidate instances on one grid (and twice per candidate), and
+building the table costs a good share of a cheap solve, so graphs are cached per grid rows
+(`from_rows`), and each graph caches its distance tables: both are pure functions of the grid.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from mapf_env.instance import HOLE, Cell, Instance, Path
 
@@ -25,6 +30,8 @@ class GridGraph:
     n: int
     free: tuple[bool, ...]
     nbrs: tuple[tuple[int, ...], ...]
+    steps: tuple[tuple[int, ...], ...] = ()
+    """Per cell: itself (a wait) followed by its neighbours -- one time step's options."""
     _dist: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
@@ -33,6 +40,12 @@ class GridGraph:
 
     @classmethod
     def from_rows(cls, grid: tuple[str, ...]) -> GridGraph:
+        """The (shared, cached) graph of `grid`; treat it as read-only."""
+        return _cached_graph(tuple(grid))
+
+    @classmethod
+    def build(cls, grid: tuple[str, ...]) -> GridGraph:
+        """A fresh graph of `grid` (uncached)."""
         n = len(grid)
         free = tuple(ch != HOLE for row in grid for ch in row)
         nbrs: list[tuple[int, ...]] = []
@@ -49,7 +62,8 @@ class GridGraph:
                     if 0 <= rr < n and 0 <= cc < n and free[rr * n + cc]
                 )
             )
-        return cls(n, free, tuple(nbrs))
+        steps = tuple((v, *nb) for v, nb in enumerate(nbrs))
+        return cls(n, free, tuple(nbrs), steps)
 
     @property
     def size(self) -> int:
@@ -82,3 +96,8 @@ class GridGraph:
                         queue.append(w)
             self._dist[target] = table
         return table
+
+
+@lru_cache(maxsize=512)
+def _cached_graph(grid: tuple[str, ...]) -> GridGraph:
+    return GridGraph.build(grid)

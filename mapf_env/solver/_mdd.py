@@ -11,7 +11,7 @@ respecting constraints) and then pruned backward from the goal at time `cost`.
 
 from __future__ import annotations
 
-from mapf_env.solver._space_time_astar import Constraints
+from mapf_env.solver._space_time_astar import INFINITY, Constraints
 
 
 def mdd_layers(
@@ -24,7 +24,7 @@ def mdd_layers(
     size: int,
 ) -> list[frozenset[int]]:
     """Layer t = cells on some cheapest constrained path at time t, for t in 0..cost."""
-    vertex, move = cons.vertex, cons.move
+    vertex, move, blocked = cons.vertex, cons.move, cons.blocked
     forward: list[set[int]] = [{start}]
     for t in range(cost):
         left = cost - t - 1
@@ -33,7 +33,12 @@ def mdd_layers(
         for v in forward[t]:
             mbase = (t * size + v) * size
             for w in (v, *nbrs[v]):
-                if dist[w] <= left and base + w not in vertex and mbase + w not in move:
+                if (
+                    dist[w] <= left
+                    and base + w not in vertex
+                    and mbase + w not in move
+                    and (not blocked or blocked.get(w, INFINITY) > t + 1)
+                ):
                     nxt.add(w)
         forward.append(nxt)
     layers: list[frozenset[int]] = [frozenset()] * (cost + 1)

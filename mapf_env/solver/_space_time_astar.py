@@ -29,9 +29,15 @@ INFINITY = 1 << 30
 
 @dataclass(slots=True)
 class Constraints:
-    """Forbidden vertices and moves of one agent, plus the earliest time it may rest on goal."""
+    """Forbidden vertices and moves of one agent, plus the earliest time it may rest on goal.
+
+    `blocked` maps a cell to the time from which it is forbidden for good: another agent's goal
+    where that agent is taken to rest already (target reasoning, see `_cbs.py`). Shared between
+    nodes, so it is replaced, never mutated.
+    """
 
     vertex: frozenset[int] = frozenset()
+    blocked: dict[int, int] = field(default_factory=dict)
     move: frozenset[int] = frozenset()
     goal_free_from: int = 0
     last_time: int = 0
@@ -67,8 +73,17 @@ class ClashTable:
         return table
 
 
+Entry = tuple[int, int, int, int, int, int, "Entry | None"]
+"""A heap entry: (f, clashes, -t, seq, cell, t, parent entry). The parent link replaces
+separate parent/cell/time lists; `seq` (push order) keeps ties deterministic and stops the
+comparison before the parent."""
+
+_PACK = 1 << 24
+"""`best` packs (time, clashes) of a state's best queued entry into one int."""
+
+
 def plan_path(
-    nbrs: tuple[tuple[int, ...], ...],
+    steps: tuple[tuple[int, ...], ...],
     start: int,
     goal: int,
     dist: list[int],
@@ -76,48 +91,59 @@ def plan_path(
     cat: ClashTable,
     size: int,
 ) -> tuple[list[int] | None, int]:
-    """Cheapest constrained path (fewest clashes among those) and the number of expansions."""
+    """Cheapest constrained path (fewest clashes among those) and the number of expansions.
+
+    An entry is not queued when the same state already has a queued entry that pops first
+    (earlier time, or the same time with no more clashes): it could only be discarded when
+    popped, so skipping it changes neither the result nor the expansion count, but keeps the
+    heap small.
+    """
     t_cap = max(cons.last_time, cat.horizon) + 1
     vertex, move, free_from = cons.vertex, cons.move, cons.goal_free_from
+    blocked = cons.blocked
     at, moves, rest = cat.at, cat.moves, cat.rest
-    parents: list[int] = [-1]
-    cells: list[int] = [start]
-    times: list[int] = [0]
-    heap = [(dist[start], 0, 0, 0)]
+    push, pop = heapq.heappush, heapq.heappop
+    first: Entry = (dist[start], 0, 0, 0, start, 0, None)
+    heap = [first]
     closed: set[int] = set()
-    expanded = 0
+    best: dict[int, int] = {}
+    seq = expanded = 0
     while heap:
-        _f, clashes, _negt, idx = heapq.heappop(heap)
-        v, t = cells[idx], times[idx]
+        entry = pop(heap)
+        _f, clashes, _negt, _seq, v, t, _parent = entry
         key = (t if t < t_cap else t_cap) * size + v
         if key in closed:
             continue
         closed.add(key)
         expanded += 1
         if v == goal and t >= free_from:
-            return _unwind(parents, cells, idx), expanded
+            return _unwind(entry), expanded
         nt = t + 1
         base = nt * size
-        mbase = t * size + v
-        for w in (v, *nbrs[v]):
-            if base + w in vertex or mbase * size + w in move:
+        mbase = (t * size + v) * size
+        cbase = (nt if nt < t_cap else t_cap) * size
+        for w in steps[v]:
+            ck = cbase + w
+            if ck in closed or base + w in vertex or mbase + w in move:
                 continue
-            if (nt if nt < t_cap else t_cap) * size + w in closed:
+            if blocked and blocked.get(w, INFINITY) <= nt:
                 continue
-            c = clashes + at.get(base + w, 0) + moves.get(mbase * size + w, 0)
+            c = clashes + at.get(base + w, 0) + moves.get(mbase + w, 0)
             if rest.get(w, INFINITY) <= nt:
                 c += 1
-            parents.append(idx)
-            cells.append(w)
-            times.append(nt)
-            heapq.heappush(heap, (nt + dist[w], c, -nt, len(cells) - 1))
+            packed = nt * _PACK + c
+            if best.get(ck, packed + 1) <= packed:
+                continue
+            best[ck] = packed
+            seq += 1
+            push(heap, (nt + dist[w], c, -nt, seq, w, nt, entry))
     return None, expanded
 
 
-def _unwind(parents: list[int], cells: list[int], idx: int) -> list[int]:
+def _unwind(entry: Entry | None) -> list[int]:
     out: list[int] = []
-    while idx >= 0:
-        out.append(cells[idx])
-        idx = parents[idx]
+    while entry is not None:
+        out.append(entry[4])
+        entry = entry[6]
     out.reverse()
     return out
