@@ -6,17 +6,7 @@ answers, scores them, exports verl datasets and ships the fixed benchmark suites
 nothing from the rest of the project.
 """
 
-from mapf_env.config import (
-    ConfigDraft,
-    ConfigError,
-    EnvConfig,
-    Projection,
-    ProjectionNote,
-    SizeConfig,
-    merge,
-    project,
-    random_config,
-)
+from mapf_env.config import ConfigError, EnvConfig, SizeConfig, random_config
 from mapf_env.export import (
     DATA_SOURCE,
     VERL_SCHEMA,
@@ -45,6 +35,7 @@ from mapf_env.instance import (
 )
 from mapf_env.parser import ParseResult, parse, strip_think
 from mapf_env.paths import Conflict, first_conflict, makespan, path_cost, plan_cost, sum_of_costs
+from mapf_env.projection import ConfigDraft, Projection, ProjectionNote, merge, project
 from mapf_env.prompt import PROMPT_VERSION, format_plan, reference_answer, render_prompt
 from mapf_env.reward import (
     DEFAULT_CONFIG as DEFAULT_REWARD_CONFIG,

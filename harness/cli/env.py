@@ -14,9 +14,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeE
 
 from harness.cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance
-from mapf_env.config import ConfigError, EnvConfig, project
+from mapf_env.config import ConfigError, EnvConfig
 from mapf_env.export import atomic_write_bytes, read_jsonl, read_parquet, write_jsonl, write_parquet
 from mapf_env.generator import default_workers, generate
+from mapf_env.projection import project
 from mapf_env.provenance import provenance
 from mapf_env.reward import reward
 from mapf_env.suites import (

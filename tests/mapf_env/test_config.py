@@ -13,11 +13,10 @@ from mapf_env.config import (
     MAX_HOLE_RATIO,
     ConfigError,
     EnvConfig,
-    merge,
     parse_size,
-    project,
     random_config,
 )
+from mapf_env.projection import merge, project
 
 
 def test_yaml_round_trip_is_exact() -> None:
