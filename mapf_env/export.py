@@ -160,7 +160,7 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[Instance]:
     return instances
 
 
-def dataset_provenance(extra: Mapping[str, str] | None = None) -> dict[str, Any]:
+def dataset_provenance(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What produced a dataset (schema, package and prompt versions, git commit); callers add
     e.g. the generator config."""
     return provenance(EXPORT_SCHEMA_VERSION, prompt_version=PROMPT_VERSION, **(extra or {}))
@@ -170,7 +170,7 @@ def to_table(
     instances: Sequence[Instance],
     split: str = "train",
     data_source: str = DATA_SOURCE,
-    metadata_extra: Mapping[str, str] | None = None,
+    metadata_extra: Mapping[str, Any] | None = None,
 ) -> pa.Table:
     """The verl rows as an arrow table, with the provenance in the schema metadata."""
     records = [to_record(inst, i, split, data_source) for i, inst in enumerate(instances)]
@@ -184,7 +184,7 @@ def write_parquet(
     path: str | os.PathLike[str],
     split: str = "train",
     data_source: str = DATA_SOURCE,
-    metadata_extra: Mapping[str, str] | None = None,
+    metadata_extra: Mapping[str, Any] | None = None,
 ) -> None:
     """A verl RL parquet file; the same inputs and code give the same bytes (pyarrow writes no
     timestamps, the schema and row order are fixed, and the provenance names the code)."""

@@ -91,14 +91,10 @@ def generate_cmd(
     for line in result.stats.shortfalls():
         console.print(f"[yellow]shortfall:[/] {line}")
     if out is not None:
+        origin = {"seed": seed, "config": config.model_dump(mode="json")}
         write_jsonl(result.instances, out / "train.jsonl")
-        write_parquet(result.instances, out / "train.parquet", split="train")
-        record = provenance(
-            GENERATION_SCHEMA,
-            seed=seed,
-            config=config.model_dump(mode="json"),
-            stats=result.stats.model_dump(mode="json"),
-        )
+        write_parquet(result.instances, out / "train.parquet", split="train", metadata_extra=origin)
+        record = provenance(GENERATION_SCHEMA, **origin, stats=result.stats.model_dump(mode="json"))
         atomic_write_bytes(out / "generation.json", json.dumps(record, indent=2).encode())
         console.print(f"wrote {len(result.instances)} instances to {out}/")
 

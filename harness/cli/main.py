@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from harness.cli.env import app as env_app
+from mapf_env.provenance import git_commit, package_version
 
 app = typer.Typer(
     name="harness",
@@ -13,6 +16,22 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(env_app, name="env")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"envdesign-bench {package_version()} ({git_commit()})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print and exit."),
+    ] = False,
+) -> None:
+    """Compare training-environment designers on MAPF-FrozenLake."""
 
 
 def main() -> None:

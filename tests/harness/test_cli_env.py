@@ -8,7 +8,14 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from harness.cli import app
-from mapf_env import EnvConfig, load_suite, read_jsonl, read_parquet, reference_answer
+from mapf_env import (
+    EnvConfig,
+    load_suite,
+    read_jsonl,
+    read_parquet,
+    read_provenance,
+    reference_answer,
+)
 
 runner = CliRunner()
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "env"
@@ -29,6 +36,9 @@ def test_generate_writes_the_dataset_and_its_statistics(tmp_path: Path) -> None:
     assert record["seed"] == 3 and record["stats"]["total"] == 60
     assert {"schema_version", "package_version", "git_commit", "config"} <= set(record)
     assert EnvConfig.from_mapping(record["config"]).samples == 60
+    stamp = read_provenance(out / "train.parquet")
+    assert stamp["seed"] == 3 and stamp["config"] == record["config"]
+    assert stamp["git_commit"] == record["git_commit"]
 
 
 def test_generate_refuses_a_bad_config_with_a_clear_message(tmp_path: Path) -> None:
@@ -91,3 +101,8 @@ def test_bench_build_checks_and_writes_a_suite(tmp_path: Path) -> None:
     )
     unknown = runner.invoke(app, ["env", "bench-build", "--suite", "7agents"])
     assert unknown.exit_code == 2 and "unknown suite" in unknown.output
+
+
+def test_version_names_the_code() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.startswith("envdesign-bench ")
