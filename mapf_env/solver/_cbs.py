@@ -57,6 +57,37 @@ def find_conflicts(paths: list[list[int]]) -> list[Conflict]:
     return out
 
 
+def _conflict_order(conflict: Conflict) -> tuple[int, int, int]:
+    """Where `find_conflicts` lists a conflict: a swap over t..t+1 is found at t + 1."""
+    return conflict[2] + (conflict[4] != -1), conflict[0], conflict[1]
+
+
+def agent_conflicts(paths: list[list[int]], agent: int) -> list[Conflict]:
+    """The conflicts of `agent` with every other agent (unordered; see `_conflict_order`).
+
+    A child changes one path, so its conflicts are the parent's without that agent plus these:
+    k - 1 pairs instead of all k(k - 1)/2. Agents rest on distinct goals, so a pair cannot
+    clash after the longer of its two paths.
+    """
+    out: list[Conflict] = []
+    p = paths[agent]
+    for other, q in enumerate(paths):
+        if other == agent:
+            continue
+        i, j, a_path, b_path = (agent, other, p, q) if agent < other else (other, agent, q, p)
+        la, lb = len(a_path) - 1, len(b_path) - 1
+        prev_a = prev_b = -1
+        for t in range(max(la, lb) + 1):
+            a = a_path[t] if t <= la else a_path[la]
+            b = b_path[t] if t <= lb else b_path[lb]
+            if a == b:
+                out.append((i, j, t, a, -1))
+            elif a == prev_b and b == prev_a:
+                out.append((i, j, t - 1, prev_a, a))
+            prev_a, prev_b = a, b
+    return out
+
+
 _COVER_MAX_AGENTS = 12
 
 
@@ -79,12 +110,18 @@ def _min_vertex_cover(edges: set[tuple[int, int]]) -> int:
 class _Node:
     __slots__ = ("conflicts", "cons", "costs", "h", "h_done", "key", "mdds", "paths")
 
-    def __init__(self, paths: list[list[int]], costs: list[int], cons: list[Constraints]) -> None:
+    def __init__(
+        self,
+        paths: list[list[int]],
+        costs: list[int],
+        cons: list[Constraints],
+        conflicts: list[Conflict] | None = None,
+    ) -> None:
         self.paths = paths
         self.costs = costs
         self.cons = cons
         self.mdds: list[list[frozenset[int]] | None] = [None] * len(paths)
-        self.conflicts = find_conflicts(paths)
+        self.conflicts = find_conflicts(paths) if conflicts is None else conflicts
         self.key: tuple[int, ...] = ()
         self.h = 0
         self.h_done = False
@@ -166,17 +203,22 @@ class CBS:
     def _expand(self, node: _Node) -> None:
         while True:
             conflict = self._choose(node)
-            children = [self._child(node, conflict, side) for side in (0, 1)]
-            if self._bypass(node, children):
-                if not node.conflicts:
-                    node.h = 0
-                    self._push(node)
-                    return
-                continue
-            for child in children:
-                if child is not None:
-                    self._push(child)
-            return
+            children: list[_Node | None] = []
+            for side in (0, 1):
+                # A bypass adopts the first qualifying child, so once the first child
+                # qualifies the second is never looked at: it is not even planned.
+                children.append(self._child(node, conflict, side))
+                if self._bypass(node, children[-1:]):
+                    break
+            else:
+                for child in children:
+                    if child is not None:
+                        self._push(child)
+                return
+            if not node.conflicts:
+                node.h = 0
+                self._push(node)
+                return
 
     def _bypass(self, node: _Node, children: list[_Node | None]) -> bool:
         """Adopt a child's equally cheap path with fewer conflicts into `node` (no branching)."""
@@ -212,7 +254,10 @@ class CBS:
         costs[agent] = len(path) - 1
         all_cons = list(node.cons)
         all_cons[agent] = cons
-        child = _Node(paths, costs, all_cons)
+        conflicts = [c for c in node.conflicts if c[0] != agent and c[1] != agent]
+        conflicts += agent_conflicts(paths, agent)
+        conflicts.sort(key=_conflict_order)
+        child = _Node(paths, costs, all_cons, conflicts)
         child.mdds = list(node.mdds)
         child.mdds[agent] = None
         self.generated += 1
@@ -296,7 +341,7 @@ class CBS:
         if layers is None:
             g = self.graph
             layers = mdd_layers(
-                g.nbrs,
+                g.steps,
                 self.starts[agent],
                 self.goals[agent],
                 self.dists[agent],

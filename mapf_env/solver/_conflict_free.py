@@ -24,6 +24,11 @@ def conflict_free_paths(
     dists = [graph.dist_to(g) for g in goals]
     horizon = max(costs)
     nbrs = graph.nbrs
+    first = _first_choice_paths(nbrs, starts, dists, costs)
+    if not _any_clash(first, horizon):
+        return first
+    if _forced_clash(nbrs, starts, dists, costs, horizon):
+        return None
     failed: set[tuple[int, ...]] = set()
     trail: list[tuple[int, ...]] = [tuple(starts)]
 
@@ -71,3 +76,76 @@ def conflict_free_paths(
     if not descend(0, tuple(starts)):
         return None
     return [[trail[t][i] for t in range(costs[i] + 1)] for i in range(k)]
+
+
+def _first_choice_paths(
+    nbrs: tuple[tuple[int, ...], ...], starts: list[int], dists: list[list[int]], costs: list[int]
+) -> list[list[int]]:
+    """Each agent's shortest path that always takes its first option (neighbour order).
+
+    The search below tries exactly these first; when they do not clash it would return them
+    unchanged, so building and checking them directly gives the same plan, only cheaper -- and
+    most instances end here.
+    """
+    out = []
+    for v, dist, cost in zip(starts, dists, costs, strict=True):
+        path = [v]
+        for want in range(cost - 1, -1, -1):
+            v = next(w for w in nbrs[v] if dist[w] == want)
+            path.append(v)
+        out.append(path)
+    return out
+
+
+def _any_clash(paths: list[list[int]], horizon: int) -> bool:
+    """Whether two paths (agents resting on their last cell) meet or swap at some time."""
+    prev: list[int] = []
+    for t in range(horizon + 1):
+        pos = [p[t] if t < len(p) else p[-1] for p in paths]
+        if len(set(pos)) < len(pos):
+            return True
+        if prev:
+            moved = {(u, v) for u, v in zip(prev, pos, strict=True) if u != v}
+            if any((v, u) in moved for u, v in moved):
+                return True
+        prev = pos
+    return False
+
+
+def _forced_clash(
+    nbrs: tuple[tuple[int, ...], ...],
+    starts: list[int],
+    dists: list[list[int]],
+    costs: list[int],
+    horizon: int,
+) -> bool:
+    """Whether two agents must meet (or swap) whatever shortest paths they take.
+
+    An agent whose shortest paths all pass one cell at time t (its MDD layer there is a single
+    cell; from its cost on, its goal) cannot avoid another agent forced into that cell at t.
+    Proves, cheaply, what the exhaustive search would prove slowly -- the usual way an
+    instance needs conflict resolution.
+    """
+    forced: list[list[int]] = []  # per agent and time: the only cell, or -1
+    for v, dist, cost in zip(starts, dists, costs, strict=True):
+        layer, only = [v], [v]
+        for t in range(cost):
+            want = cost - t - 1
+            layer = list({w for u in layer for w in nbrs[u] if dist[w] == want})
+            only.append(layer[0] if len(layer) == 1 else -1)
+        only.extend([only[-1]] * (horizon - cost))
+        forced.append(only)
+    for t in range(1, horizon + 1):
+        now: dict[int, int] = {}
+        for i, only in enumerate(forced):
+            u = only[t]
+            if u != -1:
+                if u in now:
+                    return True
+                now[u] = i
+        for u, i in now.items():
+            back = forced[i][t - 1]
+            j = now.get(back, -1) if back not in (-1, u) else -1
+            if j != -1 and forced[j][t - 1] == u:
+                return True
+    return False

@@ -9,11 +9,13 @@ the layer test of every MDD (multi-valued decision diagram of shortest paths).
 The generator asks about many candidate instances on one grid (and twice per candidate), and
 building the table costs a good share of a cheap solve, so graphs are cached per grid rows
 (`from_rows`), and each graph caches its distance tables: both are pure functions of the grid.
+Benchmark suites bring a new grid with every instance, so building must be cheap too: the
+neighbour table is the open grid's (cached per size) filtered by the free cells, and the
+one-step table (`steps`, used only by CBS) is built on first use.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -30,8 +32,7 @@ class GridGraph:
     n: int
     free: tuple[bool, ...]
     nbrs: tuple[tuple[int, ...], ...]
-    steps: tuple[tuple[int, ...], ...] = ()
-    """Per cell: itself (a wait) followed by its neighbours -- one time step's options."""
+    _steps: tuple[tuple[int, ...], ...] | None = None
     _dist: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
@@ -47,23 +48,21 @@ class GridGraph:
     def build(cls, grid: tuple[str, ...]) -> GridGraph:
         """A fresh graph of `grid` (uncached)."""
         n = len(grid)
-        free = tuple(ch != HOLE for row in grid for ch in row)
-        nbrs: list[tuple[int, ...]] = []
-        for v in range(n * n):
-            r, c = divmod(v, n)
-            if not free[v]:
-                nbrs.append(())
-                continue
-            cand = ((r - 1, c), (r, c - 1), (r, c + 1), (r + 1, c))
-            nbrs.append(
-                tuple(
-                    rr * n + cc
-                    for rr, cc in cand
-                    if 0 <= rr < n and 0 <= cc < n and free[rr * n + cc]
-                )
-            )
-        steps = tuple((v, *nb) for v, nb in enumerate(nbrs))
-        return cls(n, free, tuple(nbrs), steps)
+        free = tuple([ch != HOLE for ch in "".join(grid)])
+        nbrs = tuple(
+            [
+                tuple([w for w in around if free[w]]) if ok else ()
+                for around, ok in zip(_open_grid(n), free, strict=True)
+            ]
+        )
+        return cls(n, free, nbrs)
+
+    @property
+    def steps(self) -> tuple[tuple[int, ...], ...]:
+        """Per cell: itself (a wait) followed by its neighbours -- one time step's options."""
+        if self._steps is None:
+            self._steps = tuple([(v, *nb) for v, nb in enumerate(self.nbrs)])
+        return self._steps
 
     @property
     def size(self) -> int:
@@ -85,15 +84,17 @@ class GridGraph:
         if table is None:
             table = [UNREACHABLE] * (self.n * self.n)
             table[target] = 0
-            queue = deque((target,))
             nbrs = self.nbrs
-            while queue:
-                v = queue.popleft()
-                d = table[v] + 1
-                for w in nbrs[v]:
-                    if table[w] == UNREACHABLE:
-                        table[w] = d
-                        queue.append(w)
+            layer, d = [target], 0
+            while layer:  # one BFS layer at a time: plain lists, no per-cell distance lookups
+                d += 1
+                nxt = []
+                for v in layer:
+                    for w in nbrs[v]:
+                        if table[w] == UNREACHABLE:
+                            table[w] = d
+                            nxt.append(w)
+                layer = nxt
             self._dist[target] = table
         return table
 
@@ -101,3 +102,15 @@ class GridGraph:
 @lru_cache(maxsize=512)
 def _cached_graph(grid: tuple[str, ...]) -> GridGraph:
     return GridGraph.build(grid)
+
+
+@lru_cache(maxsize=16)
+def _open_grid(n: int) -> tuple[tuple[int, ...], ...]:
+    """Neighbours of every cell of an n x n grid without holes, in the order up, left, right,
+    down."""
+    out = []
+    for v in range(n * n):
+        r, c = divmod(v, n)
+        cand = ((r - 1, c), (r, c - 1), (r, c + 1), (r + 1, c))
+        out.append(tuple(rr * n + cc for rr, cc in cand if 0 <= rr < n and 0 <= cc < n))
+    return tuple(out)

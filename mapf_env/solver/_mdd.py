@@ -15,7 +15,7 @@ from mapf_env.solver._space_time_astar import INFINITY, Constraints
 
 
 def mdd_layers(
-    nbrs: tuple[tuple[int, ...], ...],
+    steps: tuple[tuple[int, ...], ...],
     start: int,
     goal: int,
     dist: list[int],
@@ -23,7 +23,9 @@ def mdd_layers(
     cons: Constraints,
     size: int,
 ) -> list[frozenset[int]]:
-    """Layer t = cells on some cheapest constrained path at time t, for t in 0..cost."""
+    """Layer t = cells on some cheapest constrained path at time t, for t in 0..cost.
+
+    `steps[v]` is v itself (a wait) followed by its neighbours (`GridGraph.steps`)."""
     vertex, move, blocked = cons.vertex, cons.move, cons.blocked
     forward: list[set[int]] = [{start}]
     for t in range(cost):
@@ -32,7 +34,7 @@ def mdd_layers(
         nxt: set[int] = set()
         for v in forward[t]:
             mbase = (t * size + v) * size
-            for w in (v, *nbrs[v]):
+            for w in steps[v]:
                 if (
                     dist[w] <= left
                     and base + w not in vertex
@@ -48,7 +50,7 @@ def mdd_layers(
         keep = set()
         for v in forward[t]:
             mbase = (t * size + v) * size
-            for w in (v, *nbrs[v]):
+            for w in steps[v]:
                 if w in later and mbase + w not in move:
                     keep.add(v)
                     break

@@ -45,31 +45,38 @@ class Constraints:
 
 @dataclass(slots=True)
 class ClashTable:
-    """The other agents' paths, for counting clashes (conflict avoidance table)."""
+    """The other agents' paths, for counting clashes (conflict avoidance table).
+
+    `rest[v]` is the time from which some other agent rests on cell v for good (INFINITY when
+    none): a list, not a dict, since the low level looks it up for every generated state.
+    """
 
     at: dict[int, int] = field(default_factory=dict)
     moves: dict[int, int] = field(default_factory=dict)
-    rest: dict[int, int] = field(default_factory=dict)
+    rest: list[int] = field(default_factory=list)
     horizon: int = 0
 
     @classmethod
     def build(cls, paths: list[list[int]], skip: int, size: int) -> ClashTable:
         """Table of every path but `skip`'s; `moves` is keyed by the reverse move (a swap)."""
-        table = cls()
+        table = cls(rest=[INFINITY] * size)
         at, moves, rest = table.at, table.moves, table.rest
         for j, p in enumerate(paths):
             if j == skip:
                 continue
             last = len(p) - 1
+            key = -size
             for t in range(last):
-                key = t * size + p[t]
-                at[key] = at.get(key, 0) + 1
+                key += size
                 u, v = p[t], p[t + 1]
+                k = key + u
+                at[k] = at.get(k, 0) + 1
                 if u != v:
-                    mk = (t * size + v) * size + u
+                    mk = (key + v) * size + u
                     moves[mk] = moves.get(mk, 0) + 1
             rest[p[last]] = last
-            table.horizon = max(table.horizon, last)
+            if last > table.horizon:
+                table.horizon = last
         return table
 
 
@@ -101,7 +108,7 @@ def plan_path(
     t_cap = max(cons.last_time, cat.horizon) + 1
     vertex, move, free_from = cons.vertex, cons.move, cons.goal_free_from
     blocked = cons.blocked
-    at, moves, rest = cat.at, cat.moves, cat.rest
+    at, moves, rest, horizon = cat.at, cat.moves, cat.rest, cat.horizon
     push, pop = heapq.heappush, heapq.heappop
     first: Entry = (dist[start], 0, 0, 0, start, 0, None)
     heap = [first]
@@ -128,8 +135,10 @@ def plan_path(
                 continue
             if blocked and blocked.get(w, INFINITY) <= nt:
                 continue
-            c = clashes + at.get(base + w, 0) + moves.get(mbase + w, 0)
-            if rest.get(w, INFINITY) <= nt:
+            c = clashes
+            if nt <= horizon:  # no other path has a step later than its horizon
+                c += at.get(base + w, 0) + moves.get(mbase + w, 0)
+            if rest[w] <= nt:
                 c += 1
             packed = nt * _PACK + c
             if best.get(ck, packed + 1) <= packed:
