@@ -9,84 +9,49 @@ off from that region are reported as dead cells rather than silently wasted.
 from __future__ import annotations
 
 import random
-from collections import deque
 from dataclasses import dataclass
-from functools import cache
 
 from mapf_env.instance import HOLE, ICE, Cell
+from mapf_env.solver import GridGraph
 
 
 @dataclass(frozen=True, slots=True)
 class Lake:
-    """A sampled grid: rows, the agents' component (cell indices) and its dead-cell count."""
+    """A sampled grid: rows, the agents' component (cell indices), dead cells, its graph."""
 
     size: int
     rows: tuple[str, ...]
     holes: int
     component: tuple[int, ...]
     dead_cells: int
+    graph: GridGraph
 
     def cell(self, index: int) -> Cell:
         return divmod(index, self.size)
-
-
-@cache
-def neighbour_table(size: int) -> tuple[tuple[int, ...], ...]:
-    """4-neighbours of every cell index of an open size x size grid (computed once per size)."""
-    table = []
-    for index in range(size * size):
-        r, c = divmod(index, size)
-        cells = []
-        if r > 0:
-            cells.append(index - size)
-        if r < size - 1:
-            cells.append(index + size)
-        if c > 0:
-            cells.append(index - 1)
-        if c < size - 1:
-            cells.append(index + 1)
-        table.append(tuple(cells))
-    return tuple(table)
-
-
-def bfs_distances(free: list[bool], size: int, source: int) -> list[int]:
-    """Steps from `source` to every cell over ice; -1 where unreachable."""
-    table = neighbour_table(size)
-    dist = [-1] * (size * size)
-    dist[source] = 0
-    queue = deque([source])
-    while queue:
-        u = queue.popleft()
-        for v in table[u]:
-            if free[v] and dist[v] < 0:
-                dist[v] = dist[u] + 1
-                queue.append(v)
-    return dist
 
 
 def sample_lake(rng: random.Random, size: int, holes: int) -> Lake:
     """Scatter `holes` holes uniformly and find the largest region of ice."""
     cells = size * size
     hole_set = set(rng.sample(range(cells), holes))
-    free = [i not in hole_set for i in range(cells)]
-    table = neighbour_table(size)
+    rows = tuple(
+        "".join(HOLE if r * size + c in hole_set else ICE for c in range(size)) for r in range(size)
+    )
+    graph = GridGraph.from_rows(rows)  # cached: the solver reuses it for this lake's instances
     seen = [False] * cells
     best: list[int] = []
     for start in range(cells):
-        if free[start] and not seen[start]:
+        if graph.free[start] and not seen[start]:
             region = [start]
             seen[start] = True
             for u in region:
-                for v in table[u]:
-                    if free[v] and not seen[v]:
+                for v in graph.nbrs[u]:
+                    if not seen[v]:
                         seen[v] = True
                         region.append(v)
             if len(region) > len(best):
                 best = region
-    rows = tuple(
-        "".join(HOLE if r * size + c in hole_set else ICE for c in range(size)) for r in range(size)
-    )
-    return Lake(size, rows, holes, tuple(sorted(best)), cells - holes - len(best))
+    return Lake(size, rows, holes, tuple(sorted(best)), cells - holes - len(best), graph)
 
 
 def place_random(rng: random.Random, lake: Lake, n_agents: int) -> list[tuple[int, int]]:
@@ -103,28 +68,25 @@ def place_crossing(rng: random.Random, lake: Lake, n_agents: int) -> list[tuple[
     its shortest paths meets agent 0's at the same step makes a conflict likely; the exact check
     still decides whether the instance counts.
     """
-    size = lake.size
-    in_component = [False] * (size * size)
-    for i in lake.component:
-        in_component[i] = True
+    graph = lake.graph
     s0, g0 = rng.sample(lake.component, 2)
-    to_goal = bfs_distances(in_component, size, g0)
+    to_goal = graph.dist_to(g0)
     path = [s0]
     while path[-1] != g0:
         here = path[-1]
-        steps = [v for v in neighbour_table(size)[here] if to_goal[v] == to_goal[here] - 1]
+        steps = [v for v in graph.nbrs[here] if to_goal[v] == to_goal[here] - 1]
         path.append(rng.choice(steps))
     if len(path) < 3:
         return None
     t = rng.randrange(1, len(path) - 1)
     meet = path[t]
-    from_meet = bfs_distances(in_component, size, meet)
+    from_meet = graph.dist_to(meet)
     used = {s0, g0}
     starts = [i for i in lake.component if from_meet[i] == t and i not in used]
     if not starts:
         return None
     s1 = rng.choice(starts)
-    from_s1 = bfs_distances(in_component, size, s1)
+    from_s1 = graph.dist_to(s1)
     goals = [
         i
         for i in lake.component

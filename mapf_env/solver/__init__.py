@@ -13,9 +13,11 @@ from mapf_env.solver._api import (
     needs_conflict_resolution,
     solve,
 )
+from mapf_env.solver._grid_graph import GridGraph
 from mapf_env.solver._results import SolveResult, SolverLimits, SolveStatus
 
 __all__ = [
+    "GridGraph",
     "SolveResult",
     "SolveStatus",
     "SolverLimits",
