@@ -1,1 +1,45 @@
-"""designers package."""
+"""Designers: who writes the next round's generator configuration, and how they are found.
+
+A designer reads a `DesignContext` (how the policy did, what the generator achieved, the history)
+and returns a `Proposal` (the next `EnvConfig`, the raw changes, projection notes, rationale and,
+for model-backed designers, the transcript). Designers are found by name through the
+``harness.designers`` entry-point group; built-ins are registered the same way as plug-ins.
+"""
+
+from designers.base import (
+    BaseDesigner,
+    Designer,
+    DesignerNotReady,
+    ensure_ready,
+    own_initial_config,
+)
+from designers.context import DesignContext, Endpoint, RoundRecord, TrainingInfo
+from designers.proposal import ModelCall, Proposal
+from designers.registry import (
+    GROUP,
+    DesignerLoadError,
+    UnknownDesigner,
+    create_designer,
+    describe_designers,
+    designer_names,
+)
+
+__all__ = [
+    "GROUP",
+    "BaseDesigner",
+    "DesignContext",
+    "Designer",
+    "DesignerLoadError",
+    "DesignerNotReady",
+    "Endpoint",
+    "ModelCall",
+    "Proposal",
+    "RoundRecord",
+    "TrainingInfo",
+    "UnknownDesigner",
+    "create_designer",
+    "describe_designers",
+    "designer_names",
+    "ensure_ready",
+    "own_initial_config",
+]

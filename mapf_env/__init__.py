@@ -37,6 +37,7 @@ from mapf_env.parser import ParseResult, parse, strip_think
 from mapf_env.paths import Conflict, first_conflict, makespan, path_cost, plan_cost, sum_of_costs
 from mapf_env.projection import ConfigDraft, Projection, ProjectionNote, merge, project
 from mapf_env.prompt import PROMPT_VERSION, format_plan, reference_answer, render_prompt
+from mapf_env.report import EvalReport, RateCounts
 from mapf_env.reward import (
     DEFAULT_CONFIG as DEFAULT_REWARD_CONFIG,
 )
@@ -87,6 +88,7 @@ __all__ = [
     "ConfigError",
     "Conflict",
     "EnvConfig",
+    "EvalReport",
     "FailureType",
     "GeneratedRound",
     "GenerationStats",
@@ -98,6 +100,7 @@ __all__ = [
     "Plan",
     "Projection",
     "ProjectionNote",
+    "RateCounts",
     "RewardBreakdown",
     "RewardConfig",
     "RunningValidRate",

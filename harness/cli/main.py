@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from harness.cli.designers import app as designers_app
 from harness.cli.env import app as env_app
 from mapf_env.provenance import git_commit, package_version
 
@@ -16,6 +17,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(env_app, name="env")
+app.add_typer(designers_app, name="designers")
 
 
 def _print_version(value: bool) -> None:

@@ -17,11 +17,7 @@ from mapf_env.solver import (
     needs_conflict_resolution,
     solve,
 )
-
-try:
-    from tests.mapf_env import brute_force
-except ImportError:  # tests/ is not a package: pytest put this folder on sys.path
-    import brute_force  # type: ignore[no-redef]
+from tests.mapf_env import brute_force
 
 
 @st.composite

@@ -1,0 +1,96 @@
+"""The `Designer` interface and the base class every built-in designer extends.
+
+A designer is anything with a `name`, a `description` and `propose(ctx) -> Proposal`. The base
+class adds the common path -- merge the designer's change set onto the current configuration,
+project it onto the constraints, time it, and package a `Proposal` -- so that a designer only
+decides *what* to change. Designers that choose their own round-0 configuration (a hand
+curriculum) say so with `initial_config`; the harness records which start each run used.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from designers.context import DesignContext
+from designers.proposal import Proposal
+from mapf_env import EnvConfig, merge, project
+
+
+@runtime_checkable
+class Designer(Protocol):
+    """What the harness needs of a designer: a name, a description and `propose`.
+
+    Two methods are optional (see `own_initial_config` and `ensure_ready`):
+    ``initial_config(base, seed) -> EnvConfig | None`` for a designer that picks its own round 0,
+    and ``check_ready()`` raising `DesignerNotReady` before training when it cannot work.
+    """
+
+    name: str
+    description: str
+
+    def propose(self, ctx: DesignContext) -> Proposal: ...
+
+
+def own_initial_config(designer: Designer, base: EnvConfig, seed: int) -> EnvConfig | None:
+    """The round-0 configuration `designer` picks itself, or None to take the shared start."""
+    pick = getattr(designer, "initial_config", None)
+    config = pick(base, seed) if callable(pick) else None
+    if config is not None and not isinstance(config, EnvConfig):
+        raise TypeError(f"designer {designer.name!r} returned a {type(config).__name__} as round 0")
+    return config
+
+
+def ensure_ready(designer: Designer) -> None:
+    """Raise `DesignerNotReady` now, before any training, if `designer` cannot work."""
+    check = getattr(designer, "check_ready", None)
+    if callable(check):
+        check()
+
+
+class DesignerNotReady(RuntimeError):
+    """A designer cannot run as configured (e.g. `self` without a served checkpoint)."""
+
+
+class BaseDesigner(ABC):
+    """Shared plumbing: merge, project, time, package. Subclasses implement `changes`."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+
+    def initial_config(self, base: EnvConfig, seed: int) -> EnvConfig | None:
+        return None
+
+    def check_ready(self) -> None:
+        return None
+
+    @abstractmethod
+    def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
+        """The change set for the next round and the reason for it."""
+
+    def propose(self, ctx: DesignContext) -> Proposal:
+        started = time.perf_counter()
+        changes, rationale = self.changes(ctx)
+        return self.package(ctx, changes, rationale, started)
+
+    def package(
+        self,
+        ctx: DesignContext,
+        changes: Mapping[str, Any],
+        rationale: str,
+        started: float,
+        **extra: Any,
+    ) -> Proposal:
+        """Merge and project `changes` onto the current config and wrap the result."""
+        projection = project(merge(ctx.config, changes))
+        return Proposal(
+            designer=self.name,
+            config=projection.config,
+            changes=dict(changes),
+            notes=projection.notes,
+            rationale=rationale,
+            seconds=time.perf_counter() - started,
+            **extra,
+        )

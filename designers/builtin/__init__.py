@@ -1,0 +1,1 @@
+"""Designers that need no model: fixed baselines, a hand curriculum, evidence rules, a control."""

@@ -1,0 +1,46 @@
+"""The fixed-environment baselines: one configuration, kept for every round.
+
+`random` is the paper's baseline: round 0's configuration is drawn at random from the run's seed
+(the harness's shared default start) and never changed. `uniform` picks its own start -- equal
+budget over sizes, mid-range holes and waits -- and keeps it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from designers.base import BaseDesigner
+from designers.context import DesignContext
+from mapf_env import EnvConfig
+
+
+class RandomDesigner(BaseDesigner):
+    name = "random"
+    description = "Paper baseline: the seeded random round-0 configuration, kept every round."
+
+    def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
+        return {}, "fixed environment: keep the round-0 configuration"
+
+
+class UniformDesigner(BaseDesigner):
+    name = "uniform"
+    description = "Equal budget over sizes, holes 0.25, waits 0.5, kept every round."
+
+    def __init__(self, hole_ratio: float = 0.25, wait_ratio: float = 0.5) -> None:
+        self.hole_ratio = hole_ratio
+        self.wait_ratio = wait_ratio
+
+    def initial_config(self, base: EnvConfig, seed: int) -> EnvConfig | None:
+        return EnvConfig.uniform(
+            self.hole_ratio,
+            self.wait_ratio,
+            n_agents=base.n_agents,
+            samples=base.samples,
+            objective=base.objective,
+        )
+
+    def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
+        target = self.initial_config(ctx.config, ctx.seed)
+        assert target is not None
+        return {"sizes": target.model_dump()["sizes"]}, "fixed uniform environment"

@@ -1,0 +1,73 @@
+"""What a designer sees between rounds: `DesignContext`.
+
+The harness builds one context per round from what it already has -- the config that made the
+round's data, the generator's achieved statistics, the validation report, the history of earlier
+rounds, the training bookkeeping -- and, for designers that ask a model, the endpoints of the
+current checkpoint and of the base model. Designers read it; they never train or evaluate.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mapf_env import EnvConfig, GenerationStats
+from mapf_env.report import EvalReport
+
+
+class Endpoint(BaseModel):
+    """An OpenAI-compatible server that serves a model (vLLM for `self` and `base`).
+
+    Only the *name* of the environment variable holding a key is stored, never the key, so a
+    context can be written to disk or shown in a prompt without leaking it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    base_url: str = Field(description="e.g. http://127.0.0.1:8000/v1")
+    model: str = Field(description="The served model name.")
+    api_key_env: str | None = Field(default=None, description="Env var holding the key, if any.")
+
+
+class TrainingInfo(BaseModel):
+    """Training bookkeeping of the round just finished (module T of the LLM designer)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    round: int = 0
+    epochs: int = 0
+    samples: int = 0
+    details: dict[str, float] = Field(
+        default_factory=dict, description="Full RL details (reward, KL, loss ...), optional."
+    )
+
+
+class RoundRecord(BaseModel):
+    """One finished round as the history shows it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    round: int
+    config: EnvConfig
+    report: EvalReport | None = None
+    stats: GenerationStats | None = None
+    summary: str | None = Field(default=None, description="The designer's own summary (S).")
+
+
+class DesignContext(BaseModel):
+    """Everything a designer may use to write the next round's configuration."""
+
+    model_config = ConfigDict(frozen=True)
+
+    round: int = Field(description="Index of the round just finished (0-based).")
+    total_rounds: int
+    config: EnvConfig = Field(description="The configuration of the round just finished.")
+    initial_config: EnvConfig = Field(description="Round 0's configuration (the default).")
+    report: EvalReport | None = Field(default=None, description="Latest validation report.")
+    stats: GenerationStats | None = Field(default=None, description="Achieved generator stats.")
+    history: tuple[RoundRecord, ...] = Field(
+        default=(), description="Earlier rounds, oldest first."
+    )
+    training: TrainingInfo = Field(default_factory=TrainingInfo)
+    seed: int = Field(default=0, description="The run's seed; designers derive randomness from it.")
+    policy_endpoint: Endpoint | None = None
+    base_endpoint: Endpoint | None = None

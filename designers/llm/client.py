@@ -1,0 +1,268 @@
+"""One chat completion through LiteLLM, with our own retries, deadline and secret scrubbing.
+
+LiteLLM reaches every provider and any OpenAI-compatible server (vLLM for `self` and `base`)
+the same way. Its own retries are switched off (``num_retries=0``) so that one loop here
+decides: rate limits (429, honouring Retry-After), 5xx, timeouts and connection errors are
+retried with exponential backoff and jitter until a total deadline; anything else fails at once.
+The call never raises: the result carries an error string instead. Keys come only from the
+environment and every error string is scrubbed of anything that looks like a secret.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import random
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mapf_env import strip_think
+
+API_EXTRA = 'pip install "envdesign-bench[api]"'
+_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
+_SECRET_PATTERNS = (  # each keeps group 1 (a label) and masks what follows it
+    re.compile(r"()\b(?:sk|pk|xai|gsk|AIza)[-_A-Za-z0-9]{8,}"),
+    re.compile(r"(?i)(bearer\s+)[^\s'\",]+"),
+    re.compile(
+        r"(?i)((?:api[_-]?key|x-api-key|key|token|authorization)[\"']?\s*[:=]\s*[\"']?)"
+        r"[^\s'\"&,}]+"
+    ),
+)
+_THINK_BLOCK = re.compile(r"<think>(.*?)(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
+_RETRYABLE = (
+    "RateLimitError",
+    "Timeout",
+    "APIConnectionError",
+    "InternalServerError",
+    "ServiceUnavailableError",
+    "BadGatewayError",
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where to send a request: a LiteLLM model string, optional server and key variable."""
+
+    model: str
+    api_base: str | None = None
+    api_key_env: str | None = None
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    """Timeouts and retry policy of one request (tests shrink them to milliseconds)."""
+
+    timeout_s: float = 120.0
+    deadline_s: float = 600.0
+    max_retries: int = 5
+    backoff_base_s: float = 2.0
+    backoff_max_s: float = 60.0
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+@dataclass
+class CallResult:
+    """What came back: visible text, reasoning, usage, cost, time, or an error."""
+
+    text: str = ""
+    reasoning: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    seconds: float = 0.0
+    attempts: int = 0
+    error: str | None = None
+    retries: list[str] = field(default_factory=list)
+
+
+def secret_values(extra: Iterable[str] = ()) -> list[str]:
+    """Values of environment variables that look like credentials (and `extra`)."""
+    found = [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 6]
+    return sorted({*found, *(e for e in extra if e)}, key=len, reverse=True)
+
+
+def scrub(text: str, secrets: Iterable[str] | None = None) -> str:
+    """`text` with every known secret value and every secret-looking token masked."""
+    for value in secret_values() if secrets is None else secrets:
+        text = text.replace(value, "***")
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(r"\1***", text)
+    return text
+
+
+def split_reasoning(content: str, reasoning: str | None = None) -> tuple[str, str]:
+    """(visible text, reasoning): ``<think>`` blocks move out of the text into the reasoning."""
+    thoughts = [reasoning] if reasoning else []
+    thoughts += [m.group(1).strip() for m in _THINK_BLOCK.finditer(content)]
+    if "</think>" in content.lower() and "<think>" not in content.lower():
+        thoughts.append(content[: content.lower().rfind("</think>")].strip())
+    return strip_think(content).strip(), "\n\n".join(t for t in thoughts if t)
+
+
+def _litellm() -> Any:
+    """LiteLLM, imported on first use so the package works without the `api` extra."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ImportError as err:
+        raise RuntimeError(f"LLM designers need litellm: {API_EXTRA}") from err
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def retry_after(err: BaseException) -> float | None:
+    """Seconds the server asked us to wait (Retry-After: seconds or an HTTP date), if it said."""
+    response = getattr(err, "response", None)
+    sources = (
+        getattr(err, "litellm_response_headers", None),
+        getattr(err, "headers", None),
+        getattr(response, "headers", None),
+    )
+    for headers in sources:
+        if not headers:
+            continue
+        value = next((str(v) for k, v in headers.items() if str(k).lower() == "retry-after"), None)
+        if value is not None:
+            return _seconds(value)
+    return None
+
+
+def _seconds(value: str) -> float | None:
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _retryable(err: BaseException) -> bool:
+    if type(err).__name__ in _RETRYABLE:
+        return True
+    status = getattr(err, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+def backoff(attempt: int, settings: CallSettings, err: BaseException, rng: random.Random) -> float:
+    """Exponential backoff with full jitter; a server's Retry-After wins when it is longer."""
+    ceiling = min(settings.backoff_max_s, settings.backoff_base_s * 2**attempt)
+    wait = rng.uniform(ceiling / 2, ceiling)
+    asked = retry_after(err)
+    return max(wait, asked) if asked is not None else wait
+
+
+def _request_kwargs(target: Target, settings: CallSettings, timeout: float) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"model": target.model, "timeout": timeout, "num_retries": 0}
+    if target.api_base:
+        kwargs["api_base"] = target.api_base
+        key = os.environ.get(target.api_key_env) if target.api_key_env else None
+        kwargs["api_key"] = key or "EMPTY"  # local vLLM needs none; the client needs a value
+    elif target.api_key_env and os.environ.get(target.api_key_env):
+        kwargs["api_key"] = os.environ[target.api_key_env]
+    if settings.temperature is not None:
+        kwargs["temperature"] = settings.temperature
+    if settings.max_tokens is not None:
+        kwargs["max_tokens"] = settings.max_tokens
+    return kwargs
+
+
+def _cost(litellm: Any, response: Any) -> float | None:
+    hidden = getattr(response, "_hidden_params", None) or {}
+    cost = hidden.get("response_cost")
+    if cost is None:
+        try:
+            cost = litellm.completion_cost(completion_response=response)
+        except Exception:  # unknown model prices are normal for self-hosted models
+            return None
+    return float(cost) if isinstance(cost, int | float) else None
+
+
+def _fill(result: CallResult, litellm: Any, response: Any) -> None:
+    message = response.choices[0].message
+    content = message.content or ""
+    result.text, result.reasoning = split_reasoning(
+        content, getattr(message, "reasoning_content", None)
+    )
+    usage = getattr(response, "usage", None)
+    result.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    result.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    result.cost_usd = _cost(litellm, response)
+
+
+def complete(
+    target: Target,
+    messages: list[dict[str, str]],
+    settings: CallSettings,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    seed: int = 0,
+) -> CallResult:
+    """Send one chat request, retrying transient failures until `settings.deadline_s`."""
+    started = time.monotonic()
+    result = CallResult()
+    rng = random.Random(seed)
+    secrets = secret_values([os.environ.get(target.api_key_env or "", "")])
+    try:
+        litellm = _litellm()
+    except RuntimeError as err:
+        result.error = str(err)
+        return result
+    while result.error is None:
+        remaining = settings.deadline_s - (time.monotonic() - started)
+        if remaining <= 0:
+            last = result.retries[-1] if result.retries else "no answer"
+            result.error = f"deadline of {settings.deadline_s:g}s passed; {last}"
+            break
+        result.attempts += 1
+        kwargs = _request_kwargs(target, settings, min(settings.timeout_s, remaining))
+        try:
+            _fill(result, litellm, litellm.completion(messages=messages, **kwargs))
+            break
+        except Exception as err:
+            left = settings.deadline_s - (time.monotonic() - started)
+            wait = _after_failure(err, result, settings, rng, secrets, left)
+            if wait is not None:
+                sleep(wait)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _after_failure(
+    err: BaseException,
+    result: CallResult,
+    settings: CallSettings,
+    rng: random.Random,
+    secrets: list[str],
+    left: float,
+) -> float | None:
+    """Record a failed attempt; the wait before the next one, or None (and an error) to stop."""
+    reason = scrub(f"{type(err).__name__}: {_short(str(err))}", secrets)
+    result.retries.append(reason)
+    if not _retryable(err) or result.attempts > settings.max_retries:
+        result.error = reason
+        return None
+    wait = backoff(result.attempts - 1, settings, err, rng)
+    if wait >= left:
+        result.error = f"deadline of {settings.deadline_s:g}s would pass; {reason}"
+        return None
+    return wait
+
+
+def require_litellm() -> None:
+    """Raise `ImportError` naming the extra when litellm is missing (for `check_ready`)."""
+    try:
+        _litellm()
+    except RuntimeError as err:
+        raise ImportError(str(err)) from None
+
+
+def _short(text: str, limit: int = 500) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."

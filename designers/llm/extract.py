@@ -1,0 +1,135 @@
+"""From a model's answer to a legal configuration, or an error string -- never an exception.
+
+Model text is untrusted. The answer's reasoning (``<think>``) is dropped, the LAST fenced
+```yaml block is taken (a bare answer is read whole), and the YAML is first *parsed into
+events* with bounded work -- size, node count, nesting depth, no aliases (billion laughs), no
+tags -- before `yaml.safe_load` builds it. The result must be a mapping; `merge` and `project`
+then make it legal. Any failure is a short message the designer shows the model on retry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from mapf_env import EnvConfig, Projection, merge, project, strip_think
+
+MAX_ANSWER_CHARS = 20_000
+"""Visible answer (reasoning removed) longer than this is rejected unread."""
+MAX_RAW_CHARS = 2_000_000
+"""Raw answer (reasoning included) beyond this is not even scanned for ``<think>``."""
+MAX_YAML_CHARS = 8_000
+MAX_YAML_NODES = 400
+MAX_YAML_DEPTH = 6
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_YAML_LANGS = {"yaml", "yml"}
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class ExtractError(ValueError):
+    """The answer held no usable change set; the message says why, briefly."""
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """A usable answer: the change set, its projection, and the visible text around it."""
+
+    changes: dict[Any, Any]
+    projection: Projection
+    visible: str
+
+
+def visible_text(answer: str) -> str:
+    """The answer without its reasoning; raises on answers too large to handle."""
+    if len(answer) > MAX_RAW_CHARS:
+        raise ExtractError(f"the answer is {len(answer)} characters; far too long")
+    visible = strip_think(answer).strip()
+    if len(visible) > MAX_ANSWER_CHARS:
+        raise ExtractError(
+            f"the answer is {len(visible)} characters; keep it under {MAX_ANSWER_CHARS}"
+        )
+    return visible
+
+
+def yaml_block(visible: str) -> str:
+    """The last ```yaml block; else the last plain ``` block; else the whole answer."""
+    blocks = [(m.group(1).lower(), m.group(2)) for m in _FENCE.finditer(visible)]
+    tagged = [body for lang, body in blocks if lang in _YAML_LANGS]
+    plain = [body for lang, body in blocks if not lang]
+    if tagged:
+        return tagged[-1]
+    if plain:
+        return plain[-1]
+    return visible
+
+
+def _check_events(text: str) -> None:
+    """Bound the work safe_load will do: node count, depth, no aliases, no tags."""
+    depth = nodes = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent):
+            raise ExtractError("YAML aliases (*name) are not accepted; write values out")
+        if isinstance(event, yaml.NodeEvent):
+            nodes += 1
+            tag = getattr(event, "tag", None)
+            if tag not in (None, "!"):
+                raise ExtractError(f"YAML tags ({_one_line(str(tag), 60)}) are not accepted")
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+        if depth > MAX_YAML_DEPTH or nodes > MAX_YAML_NODES:
+            raise ExtractError("the YAML block is too large or too deeply nested")
+
+
+def parse_changes(block: str) -> dict[Any, Any]:
+    """Safely read a YAML change set; it must be a mapping."""
+    if len(block) > MAX_YAML_CHARS:
+        raise ExtractError(f"the YAML block is {len(block)} characters; keep it short")
+    try:
+        _check_events(block)
+        data = yaml.load(block, Loader=_Loader)
+    except yaml.YAMLError as err:
+        raise ExtractError(f"not valid YAML: {_one_line(str(err))}") from None
+    except RecursionError:
+        raise ExtractError("the YAML block is too deeply nested") from None
+    if data is None:
+        raise ExtractError("no YAML change set found; answer with a fenced ```yaml block")
+    if not isinstance(data, Mapping):
+        raise ExtractError(
+            f"the YAML must be a mapping of sizes to fields, got {type(data).__name__}"
+        )
+    return dict(data)
+
+
+def extract(answer: str, config: EnvConfig) -> Extraction:
+    """The answer's change set applied to `config`; raises `ExtractError` only."""
+    visible = visible_text(answer)
+    changes = parse_changes(yaml_block(visible))
+    try:
+        projection = project(merge(config, changes))
+    except ValueError as err:  # ConfigError and pydantic's errors are ValueErrors
+        raise ExtractError(_one_line(str(err))) from None
+    except (ArithmeticError, TypeError, RecursionError) as err:
+        raise ExtractError(f"unusable values ({type(err).__name__})") from None
+    return Extraction(changes=changes, projection=projection, visible=visible)
+
+
+def try_extract(answer: str, config: EnvConfig) -> Extraction | str:
+    """`extract`, with every failure turned into its message (for the designer loop)."""
+    try:
+        return extract(answer, config)
+    except ExtractError as err:
+        return str(err)
+    except Exception as err:  # a bug below us must not stop a training run; say what it was
+        return f"internal error while reading the answer: {type(err).__name__}"
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."

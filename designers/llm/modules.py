@@ -1,0 +1,142 @@
+"""The context modules of the paper's designer: F, G, H, S and T, each a small renderer.
+
+Each `render_X(ctx, ...)` turns one part of a `DesignContext` into one Markdown section of the
+analysis prompt, or "" when there is nothing to show (so a variant never prints an empty
+heading). Headings and lead-in prose live in ``prompts/`` as package data; the code only lays
+out numbers, so the wording can be reviewed -- and golden-tested -- without reading Python.
+Numbers are formatted deterministically so the same context gives byte-identical prompts.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from string import Template
+
+from designers.context import DesignContext, RoundRecord
+from mapf_env import EnvConfig, GenerationStats
+from mapf_env.config import size_name
+from mapf_env.report import FAILURE_TYPES, EvalReport
+
+
+@cache
+def load_prompt(name: str) -> str:
+    """The text of ``prompts/<name>``, shipped as package data."""
+    return files("designers.llm").joinpath("prompts", name).read_text(encoding="utf-8")
+
+
+def fill(name: str, **values: object) -> str:
+    """Fill a prompt template; `$`-placeholders, so YAML braces in the text need no escaping."""
+    return Template(load_prompt(name)).substitute({k: str(v) for k, v in values.items()})
+
+
+def _section(template: str, body: str) -> str:
+    return fill(template, body=body.rstrip()).rstrip() + "\n" if body.strip() else ""
+
+
+def _pct(num: int, den: int) -> str:
+    return f"{100 * num / den:.1f}%" if den else "n/a"
+
+
+def report_table(report: EvalReport) -> str:
+    """Overall and per-size valid/optimal rates plus failure counts, as Markdown."""
+    o = report.overall
+    lines = [
+        f"Overall: {o.valid}/{o.n} valid ({_pct(o.valid, o.n)}), "
+        f"{o.optimal}/{o.n} optimal ({_pct(o.optimal, o.n)}).",
+        "",
+        "| size | n | valid | optimal | main failures |",
+        "|---|---|---|---|---|",
+    ]
+    for size, rc in sorted(report.per_size.items()):
+        fails = report.per_size_failures.get(size, {})
+        top = ", ".join(f"{k} {v}" for k, v in sorted(fails.items(), key=lambda kv: -kv[1]) if v)
+        lines.append(
+            f"| {size_name(size)} | {rc.n} | {_pct(rc.valid, rc.n)} | "
+            f"{_pct(rc.optimal, rc.n)} | {top or '-'} |"
+        )
+    counts = ", ".join(f"{k} {report.failures.get(k, 0)}" for k in FAILURE_TYPES)
+    lines += ["", f"Failures by type (first failing check): {counts}."]
+    return "\n".join(lines)
+
+
+def stats_lines(stats: GenerationStats) -> str:
+    """What the generator achieved against what was asked, one line per size."""
+    lines = ["Generator achieved (asked -> reached):"]
+    for size, s in sorted(stats.sizes.items()):
+        lines.append(
+            f"- {size_name(size)}: {s.generated}/{s.requested} samples, "
+            f"hole_ratio {s.target_hole_ratio:.2f} -> {s.hole_ratio:.2f}, "
+            f"wait_ratio {s.target_wait_ratio:.2f} -> {s.wait_ratio:.2f}"
+        )
+    lines += [f"- shortfall: {line}" for line in stats.shortfalls()]
+    return "\n".join(lines)
+
+
+def render_failures(ctx: DesignContext) -> str:
+    """F: the latest validation breakdown and the generator's achieved statistics."""
+    parts = []
+    if ctx.report is not None:
+        parts.append(report_table(ctx.report))
+    if ctx.stats is not None:
+        parts.append(stats_lines(ctx.stats))
+    return _section("modules/failures.md", "\n\n".join(parts))
+
+
+def render_guidelines(ctx: DesignContext) -> str:
+    """G: the task guidelines (easy-to-hard, keep all sizes, fixed budget)."""
+    return load_prompt("guidelines.md").rstrip() + "\n"
+
+
+def compact_config(config: EnvConfig) -> str:
+    """One line per size: short enough that several rounds fit in the history."""
+    return "\n".join(
+        f"  {size_name(s)}: ratio {c.ratio:.3f}, hole_ratio {c.hole_ratio:.3f}, "
+        f"wait_ratio {c.wait_ratio:.3f}"
+        for s, c in sorted(config.sizes.items())
+    )
+
+
+def _history_entry(record: RoundRecord) -> str:
+    lines = [f"### Round {record.round}", "Configuration:", compact_config(record.config)]
+    if record.report is not None:
+        o = record.report.overall
+        lines.append(f"Result: valid {_pct(o.valid, o.n)}, optimal {_pct(o.optimal, o.n)}.")
+        worst = sorted(record.report.failures.items(), key=lambda kv: -kv[1])
+        top = ", ".join(f"{k} {v}" for k, v in worst if v)
+        lines.append(f"Failures: {top or 'none'}.")
+    return "\n".join(lines)
+
+
+def render_history(ctx: DesignContext, *, include_default: bool = False) -> str:
+    """H: earlier rounds' (configuration, failures), oldest first.
+
+    The paper found that leaving out round 0's default configuration helps (V4 over V3): the
+    random start anchors the model on a configuration nobody chose. `include_default` keeps it.
+    """
+    records = [r for r in ctx.history if include_default or r.round != 0]
+    if include_default and ctx.round > 0 and not any(r.round == 0 for r in ctx.history):
+        records.insert(0, RoundRecord(round=0, config=ctx.initial_config))
+    return _section("modules/history.md", "\n\n".join(_history_entry(r) for r in records))
+
+
+def render_summary(ctx: DesignContext) -> str:
+    """S: the designer's own summary of the previous round, if it wrote one."""
+    latest = next((r.summary for r in reversed(ctx.history) if r.summary), None)
+    return _section("modules/summary.md", latest or "")
+
+
+def render_training(ctx: DesignContext, *, details: bool = False) -> str:
+    """T: training bookkeeping (round and epoch); full RL details only when asked.
+
+    Bookkeeping-only T beat full details in the paper's ablation, so details are opt-in.
+    """
+    t = ctx.training
+    lines = [
+        f"- finished round: {ctx.round} of {ctx.total_rounds}",
+        f"- RL epochs trained this round: {t.epochs}",
+    ]
+    if details:
+        lines.append(f"- training samples: {t.samples}")
+        lines += [f"- {key}: {value:.6g}" for key, value in sorted(t.details.items())]
+    return _section("modules/training.md", "\n".join(lines))

@@ -1,0 +1,110 @@
+"""The designer variants V1-V6: which context modules go into the analysis prompt.
+
+The paper ablates the context a model designer sees: F (failure breakdown), G (guidelines),
+H (history; V3 with round 0's default configuration, V4 without), S (the model's own summary of
+the previous round) and T (training details). V6 = F+G+H+S+T is the adopted setting and our
+default. T shows bookkeeping only (round, epoch) unless `training_details` is set, because full
+RL details hurt in the paper's ablation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from designers.context import DesignContext
+from designers.llm import modules
+from designers.llm.modules import fill, load_prompt
+
+MODULE_NAMES = ("F", "G", "H", "S", "T")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A choice of context modules and how two of them render."""
+
+    name: str
+    modules: frozenset[str]
+    history_default: bool = False
+    training_details: bool = False
+
+    @property
+    def summarises(self) -> bool:
+        """Whether the designer writes a self-summary (S) after each proposal."""
+        return "S" in self.modules
+
+    def sections(self, ctx: DesignContext) -> str:
+        """The rendered context sections, in the fixed order F, G, H, S, T."""
+        rendered = {
+            "F": lambda: modules.render_failures(ctx),
+            "G": lambda: modules.render_guidelines(ctx),
+            "H": lambda: modules.render_history(ctx, include_default=self.history_default),
+            "S": lambda: modules.render_summary(ctx),
+            "T": lambda: modules.render_training(ctx, details=self.training_details),
+        }
+        parts = [rendered[m]() for m in MODULE_NAMES if m in self.modules]
+        return "\n".join(p for p in parts if p).rstrip()
+
+
+VARIANTS: dict[str, Variant] = {
+    "V1": Variant("V1", frozenset("F")),
+    "V2": Variant("V2", frozenset("FG")),
+    "V3": Variant("V3", frozenset("FGH"), history_default=True),
+    "V4": Variant("V4", frozenset("FGH")),
+    "V5": Variant("V5", frozenset("FGHS")),
+    "V6": Variant("V6", frozenset("FGHST")),
+}
+DEFAULT_VARIANT = "V6"
+
+
+def get_variant(
+    name: str | Variant = DEFAULT_VARIANT, *, training_details: bool = False
+) -> Variant:
+    """A variant by name (case-insensitive, e.g. "v6"); `training_details` turns on full T."""
+    if isinstance(name, Variant):
+        variant = name
+    else:
+        key = name.strip().upper()
+        if key not in VARIANTS:
+            raise ValueError(f"unknown variant {name!r}; choose one of {', '.join(VARIANTS)}")
+        variant = VARIANTS[key]
+    return replace(variant, training_details=True) if training_details else variant
+
+
+def analysis_messages(ctx: DesignContext, variant: Variant) -> list[dict[str, str]]:
+    """The system and user messages of the analysis request for `ctx` under `variant`."""
+    user = fill(
+        "analysis.md",
+        round=ctx.round,
+        total_rounds=ctx.total_rounds,
+        samples=ctx.config.samples,
+        n_agents=ctx.config.n_agents,
+        config=ctx.config.to_yaml(),
+        sections=variant.sections(ctx),
+    )
+    return [
+        {"role": "system", "content": load_prompt("system.md").strip()},
+        {"role": "user", "content": user.strip()},
+    ]
+
+
+def summary_messages(
+    ctx: DesignContext, variant: Variant, proposed_yaml: str, rationale: str
+) -> list[dict[str, str]]:
+    """The separate summary request (S): 3-5 sentences on this round for the next one."""
+    user = fill(
+        "summary.md",
+        round=ctx.round,
+        total_rounds=ctx.total_rounds,
+        config=proposed_yaml,
+        rationale=rationale.strip() or "(none given)",
+        sections=variant.sections(ctx),
+    )
+    return [
+        {"role": "system", "content": load_prompt("system.md").strip()},
+        {"role": "user", "content": user.strip()},
+    ]
+
+
+def retry_message(error: str) -> dict[str, str]:
+    """The follow-up that shows the model why its last answer was unusable."""
+    return {"role": "user", "content": fill("retry.md", error=error).strip()}

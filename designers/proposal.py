@@ -1,0 +1,65 @@
+"""What a designer returns: `Proposal`, with everything needed to audit it later.
+
+Designers are compared on the policies their configurations train, so a proposal keeps not only
+the projected configuration but the raw changes the designer meant, every projection note,
+its rationale, and -- for model-backed designers -- the full transcript, token counts, cost and
+wall time. Failures (no YAML, a provider outage) are recorded here, never raised into the loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mapf_env import EnvConfig, ProjectionNote
+
+
+class ModelCall(BaseModel):
+    """One request to a model and its answer, as sent and received (keys never included)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    purpose: str = Field(description="'analysis', 'summary', or a retry of one.")
+    model: str
+    messages: tuple[dict[str, str], ...]
+    response: str = ""
+    reasoning: str = Field(default="", description="Text of <think> blocks, kept out of parsing.")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    seconds: float = 0.0
+    error: str | None = None
+
+
+class Proposal(BaseModel):
+    """The next round's configuration and how it came about."""
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    config: EnvConfig = Field(description="The legal configuration for the next round.")
+    changes: dict[str, Any] = Field(default_factory=dict, description="What the designer asked.")
+    notes: tuple[ProjectionNote, ...] = Field(default=(), description="What projection changed.")
+    rationale: str = ""
+    summary: str | None = Field(default=None, description="Self-summary for the next round (S).")
+    transcript: tuple[ModelCall, ...] = ()
+    failures: tuple[str, ...] = Field(default=(), description="Everything that went wrong.")
+    kept_previous: bool = Field(default=False, description="True when no usable answer came.")
+    seconds: float = 0.0
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(c.prompt_tokens for c in self.transcript)
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(c.completion_tokens for c in self.transcript)
+
+    @property
+    def cost_usd(self) -> float | None:
+        """Total dollars where every call reported a cost; None when any did not."""
+        costs = [c.cost_usd for c in self.transcript]
+        if not costs or any(c is None for c in costs):
+            return None
+        return float(sum(c for c in costs if c is not None))

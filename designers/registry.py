@@ -1,0 +1,97 @@
+"""Designers by name, through one entry-point group for built-ins and plug-ins alike.
+
+Every designer -- ours and anybody's -- is an entry point in the group ``harness.designers``
+whose value is a class or factory returning a `Designer`. Built-ins are declared in this
+project's pyproject.toml exactly as a plug-in package declares its own, so the plug-in path is
+the one every run takes. Entry points are loaded only when named; an unknown name is answered
+with the closest known ones.
+
+A name may carry an argument after a colon (``llm:openai/gpt-4o``); the factory receives it as
+``arg``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+from designers.base import Designer
+
+GROUP = "harness.designers"
+
+
+class UnknownDesigner(KeyError):
+    """No designer of that name is registered."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class DesignerLoadError(RuntimeError):
+    """An entry point exists but does not give a usable designer."""
+
+
+@cache
+def _entry_points() -> dict[str, EntryPoint]:
+    found: dict[str, EntryPoint] = {}
+    for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
+        found.setdefault(ep.name, ep)
+    return found
+
+
+def refresh() -> None:
+    """Forget the cached entry points (after installing a plug-in in this process)."""
+    _entry_points.cache_clear()
+
+
+def designer_names() -> list[str]:
+    return sorted(_entry_points())
+
+
+def _factory(name: str) -> Callable[..., Any]:
+    eps = _entry_points()
+    if name not in eps:
+        close = difflib.get_close_matches(name, eps, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UnknownDesigner(
+            f"no designer {name!r}{hint} Available: {', '.join(sorted(eps))} "
+            "(and llm:<litellm model string>)"
+        )
+    try:
+        target: Callable[..., Any] = eps[name].load()
+    except Exception as err:  # a broken plug-in must name itself, not crash somewhere deep
+        raise DesignerLoadError(
+            f"designer {name!r} ({eps[name].value}) failed to load: {err}"
+        ) from err
+    if not callable(target):
+        raise DesignerLoadError(f"designer {name!r} ({eps[name].value}) is not callable")
+    return target
+
+
+def create_designer(spec: str, **options: Any) -> Designer:
+    """The designer named by `spec` (``name`` or ``name:arg``), built with `options`."""
+    name, sep, arg = spec.partition(":")
+    factory = _factory(name.strip())
+    designer = factory(arg=arg, **options) if sep else factory(**options)
+    if not isinstance(designer, Designer):
+        raise DesignerLoadError(
+            f"designer {spec!r} gave a {type(designer).__name__}, which lacks name, description "
+            "or propose()"
+        )
+    return designer
+
+
+def describe_designers() -> dict[str, str]:
+    """Name -> one-line description of every registered designer (loads each entry point)."""
+    out: dict[str, str] = {}
+    for name in designer_names():
+        try:
+            target = _factory(name)
+            out[name] = str(getattr(target, "description", "") or (target.__doc__ or "").strip())
+        except DesignerLoadError as err:
+            out[name] = f"(broken: {err})"
+        out[name] = out[name].splitlines()[0] if out[name] else ""
+    return out

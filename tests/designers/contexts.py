@@ -1,0 +1,63 @@
+"""Design contexts shared by the designer tests: the same situations for every designer."""
+
+from __future__ import annotations
+
+from designers import DesignContext, RoundRecord, TrainingInfo
+from mapf_env import SIZES, EnvConfig, random_config
+from mapf_env.report import EvalReport, RateCounts
+
+
+def report(valid: dict[int, float], failures: dict[int, dict[str, int]], n: int = 50) -> EvalReport:
+    """A validation report with the given valid rate per size and failure counts per size."""
+    per_size = {
+        s: RateCounts(
+            n=n, valid=round(valid.get(s, 0.0) * n), optimal=round(valid.get(s, 0.0) * n / 2)
+        )
+        for s in SIZES
+    }
+    totals: dict[str, int] = {}
+    full_failures = {}
+    for s in SIZES:
+        counts = dict.fromkeys(
+            ("parse", "agent_count", "start", "bounds", "hole", "illegal_move", "conflict", "goal"),
+            0,
+        )
+        counts.update(failures.get(s, {}))
+        full_failures[s] = counts
+        for k, v in counts.items():
+            totals[k] = totals.get(k, 0) + v
+    overall = RateCounts(
+        n=n * len(SIZES),
+        valid=sum(c.valid for c in per_size.values()),
+        optimal=sum(c.optimal for c in per_size.values()),
+    )
+    return EvalReport(overall=overall, per_size=per_size, failures=totals,
+                      per_size_failures=full_failures)  # fmt: skip
+
+
+VALID = {3: 0.95, 4: 0.9, 5: 0.7, 6: 0.5, 7: 0.3, 8: 0.15, 9: 0.05, 10: 0.0}
+FAILURES = {
+    5: {"conflict": 12, "goal": 3},
+    6: {"hole": 20, "conflict": 5},
+    7: {"hole": 10, "conflict": 20, "parse": 5},
+    8: {"parse": 40},
+    10: {"parse": 30, "hole": 20},
+}
+
+
+def contexts() -> list[DesignContext]:
+    """Round 0 with nothing measured, a mid-run round with a report and history, the last round."""
+    start = random_config(0)
+    mid_report = report(VALID, FAILURES)
+    history = (RoundRecord(round=0, config=start, report=report({3: 0.5}, {3: {"parse": 25}})),)
+    return [
+        DesignContext(round=0, total_rounds=3, config=start, initial_config=start, seed=0),
+        DesignContext(
+            round=1, total_rounds=3, config=start, initial_config=start, report=mid_report,
+            history=history, training=TrainingInfo(round=1, epochs=3, samples=4000), seed=0,
+        ),
+        DesignContext(
+            round=2, total_rounds=3, config=EnvConfig.uniform(), initial_config=start,
+            report=report({s: 1.0 for s in SIZES}, {}), history=history, seed=1,
+        ),
+    ]  # fmt: skip

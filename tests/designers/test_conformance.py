@@ -1,0 +1,44 @@
+"""One conformance check over every registered designer (built-ins and LLM ones alike).
+
+Every designer sees the same contexts and must return a `Proposal` whose configuration is
+legal as it stands (`project` changes nothing), names itself, keeps the experiment's fixed
+fields, and records its rationale. LLM designers answer through the local OpenAI-compatible
+test server, reached through LiteLLM exactly as a real endpoint would be.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from designers import Designer, Proposal, create_designer, designer_names, own_initial_config
+from mapf_env import EnvConfig, project
+from tests.designers.contexts import contexts
+
+MODEL_FREE = ["random", "uniform", "hand", "evidence", "harder"]
+
+
+def check_proposal(designer: Designer, proposal: Proposal, config: EnvConfig) -> None:
+    assert isinstance(proposal, Proposal)
+    assert proposal.designer == designer.name
+    again = project(proposal.config)
+    assert not again.changed, [str(n) for n in again.notes]
+    assert again.config == proposal.config
+    for field in ("n_agents", "samples", "objective"):
+        assert getattr(proposal.config, field) == getattr(config, field)
+    assert proposal.seconds >= 0
+
+
+def test_every_registered_designer_is_covered() -> None:
+    covered = set(MODEL_FREE) | {"gpt", "gemini", "grok", "kimi", "claude", "llm", "self", "base"}
+    assert set(designer_names()) <= covered | {"echo"}
+
+
+@pytest.mark.parametrize("name", MODEL_FREE)
+def test_model_free_designers_conform(name: str) -> None:
+    designer = create_designer(name)
+    assert designer.name == name and designer.description
+    for ctx in contexts():
+        check_proposal(designer, designer.propose(ctx), ctx.config)
+        start = own_initial_config(designer, ctx.config, ctx.seed)
+        if start is not None:
+            assert not project(start).changed

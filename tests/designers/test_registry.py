@@ -1,0 +1,97 @@
+"""Designers by name: built-ins through the entry-point group, a real plug-in, bad names."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from designers import (
+    DesignerLoadError,
+    UnknownDesigner,
+    create_designer,
+    describe_designers,
+    designer_names,
+)
+from designers import registry as registry_module
+from harness.cli import app
+from mapf_env import project
+from tests.designers.contexts import contexts
+
+BUILT_IN = {"random", "uniform", "hand", "evidence", "harder", "gpt", "gemini", "grok", "kimi",
+            "claude", "llm", "self", "base"}  # fmt: skip
+PLUGIN = Path(__file__).resolve().parent / "plugin_pkg"
+
+
+def test_every_built_in_is_registered_through_the_entry_point_group() -> None:
+    assert designer_names() == sorted(BUILT_IN | set(designer_names()))
+    assert set(designer_names()) >= BUILT_IN
+    descriptions = describe_designers()
+    assert all(descriptions[name] and "broken" not in descriptions[name] for name in BUILT_IN)
+
+
+def test_unknown_names_suggest_close_ones() -> None:
+    with pytest.raises(UnknownDesigner, match="did you mean evidence") as err:
+        create_designer("evidnce")
+    assert "random" in str(err.value)  # lists what is available
+    with pytest.raises(UnknownDesigner, match="no designer 'zzz'"):
+        create_designer("zzz")
+
+
+@pytest.fixture
+def installed_plugin(tmp_path: Path) -> Iterator[Path]:
+    """pip-install the tiny plug-in package from tests/ into a folder put on sys.path."""
+    source, target = tmp_path / "src", tmp_path / "site"
+    shutil.copytree(PLUGIN, source)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--target", str(target), str(source)],
+        check=True,
+    )  # fmt: skip
+    sys.path.insert(0, str(target))
+    registry_module.refresh()
+    try:
+        yield target
+    finally:
+        sys.path.remove(str(target))
+        sys.modules.pop("echo_designer", None)
+        registry_module.refresh()
+
+
+def test_an_installed_plugin_is_used_by_name(installed_plugin: Path) -> None:
+    assert "echo" in designer_names()
+    designer = create_designer("echo", flavour="plain")
+    ctx = contexts()[1]
+    proposal = designer.propose(ctx)
+    assert proposal.designer == "echo" and proposal.config == ctx.config
+    assert not project(proposal.config).changed
+    assert "Plug-in test designer" in describe_designers()["echo"]
+
+
+def test_a_broken_entry_point_names_itself(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    dist = site / "broken_designer-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-designer\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[harness.designers]\nbroken = no_such_module:Thing\n")
+    sys.path.insert(0, str(site))
+    registry_module.refresh()
+    try:
+        with pytest.raises(DesignerLoadError, match=r"broken.*no_such_module"):
+            create_designer("broken")
+        assert "broken" in describe_designers()["broken"]
+    finally:
+        sys.path.remove(str(site))
+        registry_module.refresh()
+
+
+def test_cli_lists_every_designer() -> None:
+    result = CliRunner().invoke(app, ["designers", "list"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    for name in BUILT_IN:
+        assert f" {name} " in result.output
