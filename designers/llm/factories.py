@@ -136,9 +136,16 @@ def base_model(
     )
 
 
-for _factory, _alias in ((gpt, "gpt"), (gemini, "gemini"), (grok, "grok"), (kimi, "kimi")):
-    _factory.description = f"{_alias} (models.yaml alias) as the designer, via LiteLLM"  # type: ignore[attr-defined]
-claude.description = "claude (models.yaml alias) as the designer, via LiteLLM"  # type: ignore[attr-defined]
+def _alias_description(alias: str) -> str:
+    """What `harness designers list` shows for an alias: the model it resolves to right now."""
+    try:
+        return f"{model_aliases()[alias]['model']} (alias in models.yaml), via LiteLLM"
+    except (OSError, ValueError, KeyError) as err:
+        return f"{alias}: models.yaml problem: {err}"
+
+
+for _factory in (gpt, gemini, grok, kimi, claude):
+    _factory.description = _alias_description(_factory.__name__)  # type: ignore[attr-defined]
 llm.description = "any LiteLLM model as the designer: llm:<model string>"  # type: ignore[attr-defined]
 self_checkpoint.description = "the current RL checkpoint designs its next environment"  # type: ignore[attr-defined]
 base_model.description = "the untrained base model designs the environment"  # type: ignore[attr-defined]
