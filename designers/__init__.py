@@ -10,6 +10,7 @@ from designers.base import (
     BaseDesigner,
     Designer,
     DesignerNotReady,
+    RuleDesigner,
     ensure_ready,
     own_initial_config,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "ModelCall",
     "Proposal",
     "RoundRecord",
+    "RuleDesigner",
     "TrainingInfo",
     "UnknownDesigner",
     "create_designer",

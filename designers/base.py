@@ -1,10 +1,11 @@
-"""The `Designer` interface and the base class every built-in designer extends.
+"""The `Designer` interface and the base classes the built-in designers extend.
 
-A designer is anything with a `name`, a `description` and `propose(ctx) -> Proposal`. The base
-class adds the common path -- merge the designer's change set onto the current configuration,
-project it onto the constraints, time it, and package a `Proposal` -- so that a designer only
-decides *what* to change. Designers that choose their own round-0 configuration (a hand
-curriculum) say so with `initial_config`; the harness records which start each run used.
+A designer is anything with a `name`, a `description` and `propose(ctx) -> Proposal`.
+`BaseDesigner` adds the common path -- merge a change set onto the current configuration,
+project it onto the constraints, time it, package a `Proposal` -- and `RuleDesigner` narrows it
+to one method, `changes(ctx)`, so a rule-based designer only decides *what* to change.
+Designers that choose their own round-0 configuration (a hand curriculum) say so with
+`initial_config`; the harness records which start each run used.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class DesignerNotReady(RuntimeError):
 
 
 class BaseDesigner(ABC):
-    """Shared plumbing: merge, project, time, package. Subclasses implement `changes`."""
+    """Shared plumbing for designers: defaults for the optional methods and `package`."""
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
@@ -67,13 +68,8 @@ class BaseDesigner(ABC):
         return None
 
     @abstractmethod
-    def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
-        """The change set for the next round and the reason for it."""
-
     def propose(self, ctx: DesignContext) -> Proposal:
-        started = time.perf_counter()
-        changes, rationale = self.changes(ctx)
-        return self.package(ctx, changes, rationale, started)
+        """The next round's configuration and how it came about."""
 
     def package(
         self,
@@ -94,3 +90,16 @@ class BaseDesigner(ABC):
             seconds=time.perf_counter() - started,
             **extra,
         )
+
+
+class RuleDesigner(BaseDesigner):
+    """A designer that computes a change set from the context: it implements `changes` only."""
+
+    @abstractmethod
+    def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
+        """The change set for the next round and the reason for it."""
+
+    def propose(self, ctx: DesignContext) -> Proposal:
+        started = time.perf_counter()
+        changes, rationale = self.changes(ctx)
+        return self.package(ctx, changes, rationale, started)

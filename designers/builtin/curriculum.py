@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from designers.base import BaseDesigner
+from designers.base import RuleDesigner
 from designers.context import DesignContext
 from mapf_env import ConfigError, EnvConfig, merge, project
 
@@ -51,7 +51,7 @@ def load_schedule(source: str | Path = DEFAULT_SCHEDULE) -> Schedule:
         raise ConfigError(f"curriculum {origin}: {err}") from None
 
 
-class HandCurriculumDesigner(BaseDesigner):
+class HandCurriculumDesigner(RuleDesigner):
     name = "hand"
     description = "Hand-written easy-to-hard curriculum over rounds (a YAML schedule)."
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from designers.base import BaseDesigner
+from designers.base import RuleDesigner
 from designers.context import DesignContext
 from mapf_env import EnvConfig
 from mapf_env.config import size_name
@@ -46,7 +46,7 @@ class EvidenceRules(BaseModel):
     min_answers: int = Field(5, ge=1, description="Answers a size needs before rules apply.")
 
 
-class EvidenceDesigner(BaseDesigner):
+class EvidenceDesigner(RuleDesigner):
     name = "evidence"
     description = "Rules: budget to the frontier, fewer holes / more waits where failures point."
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from designers.base import BaseDesigner
+from designers.base import RuleDesigner
 from designers.context import DesignContext
 from mapf_env import EnvConfig
 
 
-class RandomDesigner(BaseDesigner):
+class RandomDesigner(RuleDesigner):
     name = "random"
     description = "Paper baseline: the seeded random round-0 configuration, kept every round."
 
@@ -23,7 +23,7 @@ class RandomDesigner(BaseDesigner):
         return {}, "fixed environment: keep the round-0 configuration"
 
 
-class UniformDesigner(BaseDesigner):
+class UniformDesigner(RuleDesigner):
     name = "uniform"
     description = "Equal budget over sizes, holes 0.25, waits 0.5, kept every round."
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from designers.base import BaseDesigner
+from designers.base import RuleDesigner
 from designers.context import DesignContext
 from mapf_env.config import MAX_HOLE_RATIO, size_name
 
 
-class HarderDesigner(BaseDesigner):
+class HarderDesigner(RuleDesigner):
     name = "harder"
     description = "Control: every round larger, holier and more conflicted, ignoring evidence."
 

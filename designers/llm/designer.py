@@ -12,7 +12,6 @@ With S in the variant a separate summary request writes 3-5 sentences for the ne
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -121,10 +120,6 @@ class LLMDesigner(BaseDesigner):
                 f"{self._endpoint_field}"
             )
         return endpoint_target(endpoint, self._provider)
-
-    def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
-        """Unused: `propose` is overridden to keep the transcript and failures."""
-        raise NotImplementedError
 
     def propose(self, ctx: DesignContext) -> Proposal:
         started = time.perf_counter()
