@@ -1,0 +1,78 @@
+"""The `Backend` interface: what the round loop needs of a trainer.
+
+A backend owns a policy. The loop asks it to start fresh from a seed, train one round on a
+dataset of solved instances, answer instances as text (greedy, or n samples for best-of-n), save
+and load its state for resume, and -- where it can -- serve the current or base checkpoint as
+an OpenAI-compatible endpoint for the `self` / `base` designers. Answers are always text in the
+prompt's format, so every backend is scored by the same parser, verifier and reward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from designers import Endpoint
+from mapf_env import Instance
+
+
+class TrainStep(BaseModel):
+    """One optimiser step's curves (what verl logs as actor/... and critic/score/...)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    step: int
+    epoch: int
+    reward: float = Field(description="Mean reward of the step's rollouts.")
+    valid_rate: float = Field(description="Share of the step's rollouts that were valid.")
+    kl: float = Field(description="Mean KL to the round's frozen reference policy.")
+    loss: float
+    seconds: float
+
+
+class RoundTraining(BaseModel):
+    """What training one round did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    steps: tuple[TrainStep, ...]
+    epochs: int
+    samples: int
+    seconds: float
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+
+    def initialise(self, seed: int) -> None:
+        """A fresh policy (and its frozen base copy) from `seed`."""
+        ...
+
+    def train_round(
+        self,
+        instances: Sequence[Instance],
+        *,
+        epochs: int,
+        seed: int,
+        on_step: Callable[[TrainStep], None] | None = None,
+    ) -> RoundTraining:
+        """GRPO on `instances` (solved: the reward needs their optima) for `epochs` epochs."""
+        ...
+
+    def respond(
+        self, instances: Sequence[Instance], *, samples: int = 1, greedy: bool = True, seed: int = 0
+    ) -> list[list[str]]:
+        """Text answers per instance: one greedy answer, or `samples` sampled ones."""
+        ...
+
+    def save(self, directory: Path) -> None: ...
+
+    def load(self, directory: Path) -> None: ...
+
+    def endpoint(self, which: Literal["policy", "base"]) -> Endpoint | None:
+        """An OpenAI-compatible server for the `self`/`base` designers, or None if unsupported."""
+        ...

@@ -1,0 +1,147 @@
+"""`ExperimentConfig`: one comparison, written in YAML, with command-line overrides applied last.
+
+An experiment names the backend and policy, the loop's budget (rounds, samples per round,
+epochs), the GRPO settings, how round 0's configuration is chosen, the designers and seeds to
+compare, the LLM designers' context variant, and what is evaluated (the validation set after
+every round, the benchmark suites at the end). Presets live in configs/*.yaml; every field can
+be overridden as ``dotted.key=value`` (the value read as YAML).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from mapf_env import ConfigError, EnvConfig, random_config
+from mapf_env.config import explain
+from mapf_env.suites import SUITES
+
+
+class GRPOSettings(BaseModel):
+    """The RL update shared by every backend (the paper: n=8, constant lr, KL loss 1e-3)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    group_size: int = Field(8, ge=2, description="Sampled answers per instance (n).")
+    learning_rate: float = Field(3e-4, gt=0, description="Constant learning rate.")
+    kl_coef: float = Field(1e-3, ge=0, description="KL penalty to the round's frozen reference.")
+
+
+class InitialConfig(BaseModel):
+    """Round 0: drawn at random from the run's seed (the paper), or given."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["random", "given"] = "random"
+    config: EnvConfig | None = Field(default=None, description="The given configuration.")
+
+    @model_validator(mode="after")
+    def _given_needs_config(self) -> InitialConfig:
+        if self.kind == "given" and self.config is None:
+            raise ValueError("initial.kind is 'given' but initial.config is missing")
+        return self
+
+    def resolve(self, seed: int, n_agents: int, samples: int) -> EnvConfig:
+        """The shared round-0 configuration of a run with `seed`."""
+        if self.config is not None and self.kind == "given":
+            return self.config.model_copy(update={"n_agents": n_agents, "samples": samples})
+        return random_config(seed, n_agents=n_agents, samples=samples)
+
+
+class ExperimentConfig(BaseModel):
+    """Everything that defines a comparison; recorded in every run directory."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field("experiment", description="Names the runs/<name>/ directory.")
+    backend: Literal["cpu", "verl"] = "cpu"
+    policy: str = Field("mlp", description="cpu: 'mlp'; verl: a Hugging Face model id or path.")
+    rounds: int = Field(3, ge=1, le=1000)
+    samples_per_round: int = Field(4000, ge=1, le=1_000_000)
+    epochs_per_round: int = Field(3, ge=1, le=100)
+    n_agents: int = Field(2, ge=1, le=8, description="Agents per training instance.")
+    grpo: GRPOSettings = Field(default_factory=GRPOSettings)
+    initial: InitialConfig = Field(default_factory=InitialConfig)
+    designers: tuple[str, ...] = Field(("random",), min_length=1)
+    designer_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Options per designer name, passed to its factory."
+    )
+    seeds: tuple[int, ...] = Field((0,), min_length=1)
+    variant: str = Field("V6", description="Context variant of the LLM designers (V1..V6).")
+    validation: str = Field("validation", description="Suite evaluated after every round.")
+    benchmarks: tuple[str, ...] = ("3agents", "4agents", "5agents")
+    best_of: int = Field(8, ge=1, description="Samples per instance for best-of-n evaluation.")
+
+    @model_validator(mode="after")
+    def _known_suites(self) -> ExperimentConfig:
+        for suite in (self.validation, *self.benchmarks):
+            if suite not in SUITES:
+                raise ValueError(f"no benchmark suite {suite!r}; suites are {', '.join(SUITES)}")
+        return self
+
+    @classmethod
+    def load(cls, path: str | Path, overrides: Iterable[str] = ()) -> ExperimentConfig:
+        """A config file with `key=value` overrides applied last."""
+        source = Path(path)
+        if not source.is_file():
+            raise ConfigError(f"no experiment config at {source}")
+        try:
+            data = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as err:
+            raise ConfigError(f"{source}: not valid YAML: {err}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{source}: an experiment config is a YAML mapping")
+        return cls.from_mapping(apply_overrides(data, overrides), origin=str(source))
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], origin: str = "config") -> ExperimentConfig:
+        try:
+            return cls.model_validate(dict(data))
+        except ValidationError as err:
+            raise ConfigError(_with_hints(explain(err, origin), err)) from None
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
+    """`a.b=value` pairs laid over `data`; values are read as YAML (numbers, lists, ...)."""
+    out: dict[str, Any] = _deep_copy(data)
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"override {item!r} is not key=value (e.g. rounds=10)")
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError as err:
+            raise ConfigError(f"override {item!r}: value is not valid YAML: {err}") from None
+        node = out
+        *parents, leaf = key.strip().split(".")
+        for part in parents:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"override {item!r}: {part} is not a section")
+            node = child
+        node[leaf] = value
+    return out
+
+
+def _deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _deep_copy(v) if isinstance(v, Mapping) else v for k, v in data.items()}
+
+
+def _with_hints(message: str, err: ValidationError) -> str:
+    """Add 'did you mean' for misspelt top-level fields."""
+    fields = list(ExperimentConfig.model_fields)
+    hints = []
+    for e in err.errors():
+        if e["type"] == "extra_forbidden" and len(e["loc"]) == 1:
+            close = difflib.get_close_matches(str(e["loc"][0]), fields, n=1)
+            if close:
+                hints.append(f"  {e['loc'][0]}: did you mean {close[0]!r}?")
+    return "\n".join([message, *hints])
