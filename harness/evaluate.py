@@ -1,0 +1,71 @@
+"""Scoring a backend's answers: the testbed's verifier, the same for every backend."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.backends.base import Backend
+from harness.records import InstanceVerdict, SuiteResult
+from mapf_env import BenchmarkSuite, EvalReport, Instance, Verdict, verify
+from mapf_env.verifier import AnswerKeyError
+
+
+def judge(instance: Instance, answer: str) -> Verdict:
+    """`verify`, with a corrupted answer key turned into a loud, named error."""
+    try:
+        return verify(instance, answer)
+    except AnswerKeyError as err:
+        raise AnswerKeyError(f"instance {instance.id}: {err}") from None
+
+
+def validation_report(backend: Backend, instances: Sequence[Instance], seed: int) -> EvalReport:
+    """Greedy answers on `instances`, folded into valid/optimal rates and failure counts."""
+    answers = backend.respond(instances, samples=1, greedy=True, seed=seed)
+    return EvalReport.from_verdicts(
+        (inst.size, judge(inst, texts[0])) for inst, texts in zip(instances, answers, strict=True)
+    )
+
+
+def suite_result(backend: Backend, suite: BenchmarkSuite, best_of: int, seed: int) -> SuiteResult:
+    """Greedy and best-of-n results on a benchmark suite, with every instance's verdict."""
+    instances = [item.instance for item in suite.items]
+    greedy = backend.respond(instances, samples=1, greedy=True, seed=seed)
+    sampled = backend.respond(instances, samples=best_of, greedy=False, seed=seed + 1)
+    rows, greedy_scored, best_scored = [], [], []
+    for item, first, many in zip(suite.items, greedy, sampled, strict=True):
+        verdict = judge(item.instance, first[0])
+        best = _best(item.instance, many)
+        greedy_scored.append((item.size, verdict))
+        best_scored.append((item.size, best))
+        rows.append(
+            InstanceVerdict(
+                id=item.instance.id or "",
+                size=item.size,
+                subset=item.subset,
+                hole_ratio=item.hole_ratio,
+                valid=verdict.valid,
+                optimal=bool(verdict.optimal),
+                failure=verdict.failure.value if verdict.failure else None,
+                cost=verdict.cost,
+                optimal_cost=verdict.optimal_cost,
+                best_of_valid=best.valid,
+                best_of_optimal=bool(best.optimal),
+            )
+        )
+    return SuiteResult(
+        suite=suite.name,
+        n_agents=suite.n_agents,
+        greedy=EvalReport.from_verdicts(greedy_scored),
+        best_of=EvalReport.from_verdicts(best_scored),
+        best_of_n=best_of,
+        verdicts=tuple(rows),
+    )
+
+
+def _best(instance: Instance, answers: Sequence[str]) -> Verdict:
+    """The best of several answers: optimal over valid over invalid, cheaper first."""
+    verdicts = [judge(instance, a) for a in answers]
+    return min(
+        verdicts,
+        key=lambda v: (not v.optimal, not v.valid, v.cost if v.cost is not None else 1 << 30),
+    )

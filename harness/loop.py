@@ -1,0 +1,164 @@
+"""The paper's loop for one designer and one seed: generate -> train -> evaluate -> design.
+
+    C_0 = the shared seeded random configuration (or the designer's own, if it picks one)
+    for round n = 0 .. R-1:
+        D_n   = generate(C_n, seed_n)                 the round's solved training instances
+        theta = backend.train_round(D_n)              GRPO, n answers per instance
+        r_n   = validation report of theta            the testbed's verifier on greedy answers
+        C_n+1 = project(designer.propose(context))    what the designer makes of r_n and history
+    finally: greedy and best-of-n results on the 3/4/5-agent benchmark suites
+
+Every finished round is written to the run directory before the next starts, so `--resume`
+picks up after the last finished round: the backend reloads that round's checkpoint and the
+next configuration is the one that round's proposal wrote. Round seeds depend only on the run's
+seed and the round index, so a resumed run gives the results of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from designers import (
+    DesignContext,
+    Designer,
+    RoundRecord,
+    TrainingInfo,
+    create_designer,
+    ensure_ready,
+    own_initial_config,
+)
+from harness.backends.base import Backend, TrainStep
+from harness.evaluate import suite_result, validation_report
+from harness.experiment import ExperimentConfig
+from harness.records import ResultRecord, RoundResult, stamp
+from harness.run_dir import RunDir
+from mapf_env import EnvConfig, generate, load_suite
+from mapf_env.sampler import slot_seed
+
+Report = Callable[[str, int], None]
+"""Progress callback: (phase, round) with phase in generate/train/evaluate/design/benchmark."""
+
+
+def run_designer(
+    experiment: ExperimentConfig,
+    designer_name: str,
+    seed: int,
+    backend: Backend,
+    run: RunDir,
+    *,
+    resume: bool = False,
+    report: Report | None = None,
+) -> ResultRecord:
+    """Run the whole loop for one designer and seed; returns (and writes) its ResultRecord."""
+    started, tell = time.perf_counter(), report or (lambda phase, n: None)
+    run.open(resume)
+    if (done := run.result()) is not None:
+        return done
+    designer = make_designer(experiment, designer_name)
+    shared = experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round)
+    own = own_initial_config(designer, shared, seed)
+    initial = own or shared
+    validation = [item.instance for item in load_suite(experiment.validation).items]
+    rounds = run.finished_rounds()
+    config = resume_point(backend, run, rounds, initial, seed)
+    for n in range(len(rounds), experiment.rounds):
+        run.start_round(n)
+        run.write_text(f"round-{n:03d}/config.yaml", config.to_yaml())
+        tell("generate", n)
+        data = generate(config, round_seed(seed, n, "data"))
+        tell("train", n)
+        training = backend.train_round(data.instances, epochs=experiment.epochs_per_round,
+                                       seed=round_seed(seed, n, "train"),
+                                       on_step=curve_writer(run, n))  # fmt: skip
+        backend.save(run.checkpoint(n))
+        tell("evaluate", n)
+        result = RoundResult(round=n, config=config, stats=data.stats,
+                             validation=validation_report(backend, validation,
+                                                          round_seed(seed, n, "eval")),
+                             train_seconds=training.seconds, samples=training.samples,
+                             epochs=training.epochs)  # fmt: skip
+        if n + 1 < experiment.rounds:
+            tell("design", n)
+            context = design_context(experiment, seed, initial, [*rounds, result], backend)
+            result = result.model_copy(update={"proposal": designer.propose(context)})
+        run.finish_round(result)
+        rounds.append(result)
+        config = result.proposal.config if result.proposal is not None else config
+    tell("benchmark", experiment.rounds)
+    suites = {name: suite_result(backend, load_suite(name), experiment.best_of, seed)
+              for name in experiment.benchmarks}  # fmt: skip
+    record = ResultRecord(**stamp(), experiment=experiment.model_dump(mode="json"),
+                          designer=designer_name, seed=seed, backend=backend.name,
+                          initial_source="designer" if own is not None else "shared",
+                          rounds=tuple(rounds), suites=suites,
+                          seconds=time.perf_counter() - started)  # fmt: skip
+    run.write_result(record)
+    return record
+
+
+def make_designer(experiment: ExperimentConfig, name: str) -> Designer:
+    """The named designer with its options (LLM designers get the experiment's variant)."""
+    options = dict(experiment.designer_options.get(name, {}))
+    if name.split(":")[0] in ("gpt", "gemini", "grok", "kimi", "claude", "llm", "self", "base"):
+        options.setdefault("variant", experiment.variant)
+    designer = create_designer(name, **options)
+    ensure_ready(designer)
+    return designer
+
+
+def resume_point(
+    backend: Backend, run: RunDir, rounds: Sequence[RoundResult], initial: EnvConfig, seed: int
+) -> EnvConfig:
+    """Restore the backend after the last finished round; the configuration to train next."""
+    if not rounds:
+        backend.initialise(seed)
+        return initial
+    last = rounds[-1]
+    backend.load(run.checkpoint(last.round))
+    return last.proposal.config if last.proposal is not None else last.config
+
+
+def round_seed(seed: int, n: int, purpose: str) -> int:
+    """A seed for one purpose of one round, independent of every other round."""
+    return slot_seed("run", seed, n, purpose) % (2**31)
+
+
+def curve_writer(run: RunDir, n: int) -> Callable[[TrainStep], None]:
+    """Append each optimiser step to the round's curves.jsonl as it happens."""
+    path = run.curves(n)
+
+    def write(step: TrainStep) -> None:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(step.model_dump_json() + "\n")
+
+    return write
+
+
+def design_context(
+    experiment: ExperimentConfig,
+    seed: int,
+    initial: EnvConfig,
+    rounds: Sequence[RoundResult],
+    backend: Backend,
+) -> DesignContext:
+    """What the designer sees after the last of `rounds` (the others are its history)."""
+    *earlier, current = rounds
+    history = tuple(
+        RoundRecord(round=r.round, config=r.config, report=r.validation, stats=r.stats,
+                    summary=r.proposal.summary if r.proposal else None)
+        for r in earlier
+    )  # fmt: skip
+    return DesignContext(
+        round=current.round,
+        total_rounds=experiment.rounds,
+        config=current.config,
+        initial_config=initial,
+        report=current.validation,
+        stats=current.stats,
+        history=history,
+        training=TrainingInfo(round=current.round, epochs=current.epochs, samples=current.samples),
+        seed=seed,
+        policy_endpoint=backend.endpoint("policy"),
+        base_endpoint=backend.endpoint("base"),
+    )

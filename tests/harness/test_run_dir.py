@@ -1,0 +1,50 @@
+"""Run directories: created once, resumed only by the same experiment and version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.experiment import ExperimentConfig
+from harness.run_dir import RunDir, RunDirError
+
+
+def test_paths_are_safe_for_any_designer_spec(tmp_path: Path) -> None:
+    run = RunDir(tmp_path, ExperimentConfig(name="exp 1"), "llm:openai/gpt-4o", seed=2)
+    assert run.path == tmp_path / "exp_1" / "llm_openai_gpt-4o" / "seed-2"
+
+
+def test_open_creates_then_requires_resume(tmp_path: Path) -> None:
+    experiment = ExperimentConfig(name="e")
+    run = RunDir(tmp_path, experiment, "random", 0)
+    run.open(resume=False)
+    stamp = json.loads((run.path / "run.json").read_text())
+    assert {"schema_version", "package_version", "git_commit", "experiment"} <= set(stamp)
+    with pytest.raises(RunDirError, match="--resume"):
+        RunDir(tmp_path, experiment, "random", 0).open(resume=False)
+    RunDir(tmp_path, experiment, "random", 0).open(resume=True)
+    other = experiment.model_copy(update={"rounds": 7})
+    with pytest.raises(RunDirError, match="another experiment config"):
+        RunDir(tmp_path, other, "random", 0).open(resume=True)
+
+
+def test_a_run_from_another_schema_version_is_refused(tmp_path: Path) -> None:
+    run = RunDir(tmp_path, ExperimentConfig(name="e"), "random", 0)
+    run.open(resume=False)
+    stamp = json.loads((run.path / "run.json").read_text())
+    stamp["schema_version"] = "0"
+    (run.path / "run.json").write_text(json.dumps(stamp))
+    with pytest.raises(RunDirError, match="schema 0"):
+        run.open(resume=True)
+
+
+def test_unfinished_rounds_are_not_counted_and_are_cleared(tmp_path: Path) -> None:
+    run = RunDir(tmp_path, ExperimentConfig(name="e"), "random", 0)
+    run.open(resume=False)
+    run.start_round(0)
+    (run.round_path(0) / "leftover.txt").write_text("half a round")
+    assert run.finished_rounds() == [] and run.result() is None
+    run.start_round(0)
+    assert not (run.round_path(0) / "leftover.txt").exists()
