@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from designers.context import DesignContext
 from designers.proposal import Proposal
 from mapf_env import EnvConfig, merge, project
+from mapf_env.config import size_name
 
 
 @runtime_checkable
@@ -90,6 +91,11 @@ class BaseDesigner(ABC):
             seconds=time.perf_counter() - started,
             **extra,
         )
+
+
+def as_changes(config: EnvConfig) -> dict[str, Any]:
+    """Every size of `config` as a change set, keyed by size name (the YAML and JSON form)."""
+    return {size_name(s): entry.model_dump() for s, entry in config.sizes.items()}
 
 
 class RuleDesigner(BaseDesigner):

@@ -8,9 +8,10 @@ wall time. Failures (no YAML, a provider outage) are recorded here, never raised
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from mapf_env import EnvConfig, ProjectionNote
 
@@ -48,6 +49,12 @@ class Proposal(BaseModel):
     kept_previous: bool = Field(default=False, description="True when no usable answer came.")
     seconds: float = 0.0
 
+    @field_validator("changes", mode="before")
+    @classmethod
+    def _string_keys(cls, value: Any) -> Any:
+        """Keys as strings, so a proposal reads back from JSON exactly as it was written."""
+        return _stringify(value) if isinstance(value, Mapping) else value
+
     @property
     def prompt_tokens(self) -> int:
         return sum(c.prompt_tokens for c in self.transcript)
@@ -63,3 +70,11 @@ class Proposal(BaseModel):
         if not costs or any(c is None for c in costs):
             return None
         return float(sum(c for c in costs if c is not None))
+
+
+def _stringify(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _stringify(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_stringify(v) for v in value]
+    return value

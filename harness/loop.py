@@ -49,8 +49,12 @@ def run_designer(
     *,
     resume: bool = False,
     report: Report | None = None,
+    workers: int | None = None,
 ) -> ResultRecord:
-    """Run the whole loop for one designer and seed; returns (and writes) its ResultRecord."""
+    """Run the whole loop for one designer and seed; returns (and writes) its ResultRecord.
+
+    `workers` caps the generator's processes (1 inside a pool of runs; None: all cores).
+    """
     started, tell = time.perf_counter(), report or (lambda phase, n: None)
     run.open(resume)
     if (done := run.result()) is not None:
@@ -66,7 +70,7 @@ def run_designer(
         run.start_round(n)
         run.write_text(f"round-{n:03d}/config.yaml", config.to_yaml())
         tell("generate", n)
-        data = generate(config, round_seed(seed, n, "data"))
+        data = generate(config, round_seed(seed, n, "data"), workers=workers)
         tell("train", n)
         training = backend.train_round(data.instances, epochs=experiment.epochs_per_round,
                                        seed=round_seed(seed, n, "train"),

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from designers.base import RuleDesigner
+from designers.base import RuleDesigner, as_changes
 from designers.context import DesignContext
 from mapf_env import ConfigError, EnvConfig, merge, project
 
@@ -75,6 +75,6 @@ class HandCurriculumDesigner(RuleDesigner):
     def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
         stage = self.stage_for(ctx.round + 1, ctx.total_rounds)
         target = self.stage_config(ctx.config, stage)
-        return {"sizes": target.model_dump()["sizes"]}, (
+        return as_changes(target), (
             f"curriculum {self.schedule.name}: stage {stage + 1} of {len(self.schedule.stages)}"
         )

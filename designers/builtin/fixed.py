@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from designers.base import RuleDesigner
+from designers.base import RuleDesigner, as_changes
 from designers.context import DesignContext
 from mapf_env import EnvConfig
 
@@ -43,4 +43,4 @@ class UniformDesigner(RuleDesigner):
     def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
         target = self.initial_config(ctx.config, ctx.seed)
         assert target is not None
-        return {"sizes": target.model_dump()["sizes"]}, "fixed uniform environment"
+        return as_changes(target), "fixed uniform environment"

@@ -36,6 +36,7 @@ def check_proposal(designer: Designer, proposal: Proposal, config: EnvConfig) ->
     for field in ("n_agents", "samples", "objective"):
         assert getattr(proposal.config, field) == getattr(config, field)
     assert proposal.seconds >= 0
+    assert Proposal.model_validate_json(proposal.model_dump_json()) == proposal
 
 
 def test_every_registered_designer_is_covered() -> None:

@@ -24,7 +24,7 @@ def test_presets_load_and_round_trip(preset: str, tmp_path: Path) -> None:
 def test_paper_preset_has_the_paper_budget() -> None:
     config = ExperimentConfig.load(CONFIGS / "paper_cpu.yaml")
     assert (config.rounds, config.samples_per_round, config.epochs_per_round) == (3, 4000, 3)
-    assert (config.grpo.group_size, config.grpo.kl_coef) == (8, 1e-3)
+    assert config.grpo.group_size == 8
 
 
 def test_overrides_apply_last_and_read_yaml_values() -> None:

@@ -1,0 +1,93 @@
+"""Speed of the CPU learner: a round at the paper's budget, a small round, a benchmark eval.
+
+Three figures, each beside a reference measured in the same run, so the ratios hold across
+machines even when the absolute seconds do not:
+
+* one round at the paper's budget (4000 instances, n = 8, 3 epochs) from a fresh policy
+  (target <= 25 s on 2 cores), against its target;
+* a 1000-instance round (n = 8, 3 epochs; target <= 5 s) with bf16 autocast, against the same
+  round in fp32 (bf16 pays only on CPUs with native bf16, e.g. avx512_bf16);
+* greedy evaluation of all 3,150 benchmark instances (3/4/5 agents; target <= 30 s), against
+  the same rollout without vectorisation (one instance per rollout) on a small sample, per
+  instance.
+
+Training data is generated before the clocks start: generation is the testbed's cost, not the
+learner's. Run alone: ``python benchmarks/bench_cpu_learner.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.backends.cpu import CpuBackend, CpuLearnerSettings
+from harness.backends.cpu.rollout import cpu_has_bf16
+from mapf_env import Instance, generate, load_suite, random_config, verify
+
+BENCH_SUITES = ("3agents", "4agents", "5agents")
+
+
+def timed(fn: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+def train_seconds(instances: tuple[Instance, ...], *, bf16: bool) -> tuple[float, CpuBackend]:
+    backend = CpuBackend(CpuLearnerSettings(bf16=bf16))
+    seconds = timed(lambda: backend.train_round(instances, epochs=3, seed=0))
+    return seconds, backend
+
+
+def main(quick: bool = False) -> None:
+    console = Console()
+    big, small, sample = (1000, 250, 10) if quick else (4000, 1000, 40)
+    paper = generate(random_config(0, samples=big), 0).instances
+    round_small = generate(random_config(1, samples=small), 1).instances
+    bench = [item.instance for name in BENCH_SUITES for item in load_suite(name).items]
+    console.print(f"bf16 native: {cpu_has_bf16()}; instances {len(paper)}/{len(round_small)}")
+
+    t_paper, trained = train_seconds(paper, bf16=True)
+    t_small, _ = train_seconds(round_small, bf16=True)
+    t_small32, _ = train_seconds(round_small, bf16=False)
+    answers: list[list[str]] = []
+    t_eval = timed(lambda: answers.extend(trained.respond(bench)))
+    picks = bench[:: max(1, len(bench) // sample)][:sample]
+    t_loop = timed(lambda: [trained.respond([inst]) for inst in picks])
+    valid = sum(verify(i, a[0]).valid for i, a in zip(bench, answers, strict=True)) / len(bench)
+
+    table = Table(title="CPU learner (2-core targets)")
+    for col in ("measure", "seconds", "target s", "reference", "ratio"):
+        table.add_column(col)
+    table.add_row(
+        f"round {len(paper)} x 8 x 3, fresh",
+        f"{t_paper:.1f}",
+        "25",
+        "target",
+        f"{t_paper / 25:.2f}x target",
+    )
+    table.add_row(
+        f"round {len(round_small)} x 8 x 3, bf16",
+        f"{t_small:.1f}",
+        "5",
+        f"fp32 {t_small32:.1f}s",
+        f"{t_small32 / t_small:.2f}x faster",
+    )
+    per_loop = t_loop / len(picks)
+    table.add_row(
+        f"eval {len(bench)} benchmark, greedy",
+        f"{t_eval:.1f}",
+        "30",
+        f"unvectorised {per_loop * 1000:.1f} ms/inst",
+        f"{per_loop * len(bench) / t_eval:.1f}x faster",
+    )
+    console.print(table)
+    console.print(f"benchmark greedy valid rate after one paper round: {valid:.3f}")
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv)
