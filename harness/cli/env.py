@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeElapsedColumn
 
+from harness.cli.common import fail
 from harness.cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance
 from mapf_env.config import ConfigError, EnvConfig
@@ -36,11 +37,6 @@ app = typer.Typer(
 )
 console = Console()
 GENERATION_SCHEMA = "1"
-
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}")
-    return typer.Exit(2)
 
 
 def _advance(bar: Progress, task: TaskID) -> Callable[[int, int], None]:
@@ -101,7 +97,7 @@ def generate_cmd(
 
 def _load_config(path: Path, lenient: bool) -> EnvConfig:
     if not path.is_file():
-        raise _fail(f"no config file at {path}")
+        raise fail(f"no config file at {path}")
     try:
         if not lenient:
             return EnvConfig.load(path)
@@ -110,7 +106,7 @@ def _load_config(path: Path, lenient: bool) -> EnvConfig:
         projection = project(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
     except ConfigError as err:
         hint = "" if lenient else "\n(--lenient projects a config onto the constraints instead)"
-        raise _fail(f"{path}: {err}{hint}") from None
+        raise fail(f"{path}: {err}{hint}") from None
     for note in projection.notes:
         console.print(f"[yellow]projected:[/] {note}")
     return projection.config
@@ -122,23 +118,23 @@ def _pick(source: str, index: int | None, instance_id: str | None) -> Instance:
         try:
             instances = [item.instance for item in load_suite(source).items]
         except (OSError, SuiteChecksumError) as err:
-            raise _fail(str(err)) from None
+            raise fail(str(err)) from None
     else:
         path = Path(source)
         if not path.is_file():
-            raise _fail(f"{source!r} is neither a file nor a suite ({', '.join(SUITES)})")
+            raise fail(f"{source!r} is neither a file nor a suite ({', '.join(SUITES)})")
         try:
             instances = read_parquet(path) if path.suffix == ".parquet" else read_jsonl(path)
         except (ValueError, OSError) as err:
-            raise _fail(str(err)) from None
+            raise fail(str(err)) from None
     if instance_id is not None:
         found = [inst for inst in instances if inst.id == instance_id]
         if not found:
-            raise _fail(f"no instance with id {instance_id!r} in {source}")
+            raise fail(f"no instance with id {instance_id!r} in {source}")
         return found[0]
     i = index or 0
     if not 0 <= i < len(instances):
-        raise _fail(f"index {i} out of range: {source} holds {len(instances)} instances")
+        raise fail(f"index {i} out of range: {source} holds {len(instances)} instances")
     return instances[i]
 
 
@@ -213,7 +209,7 @@ def bench_build_cmd(
     names = suite or list(SUITES)
     unknown = [n for n in names if n not in SUITES]
     if unknown:
-        raise _fail(f"unknown suite(s) {unknown}; suites are {', '.join(SUITES)}")
+        raise fail(f"unknown suite(s) {unknown}; suites are {', '.join(SUITES)}")
     try:
         shipped = {} if fresh else load_manifest()["suites"]
     except FileNotFoundError:
@@ -240,4 +236,4 @@ def bench_build_cmd(
         write_suites(out, built)
         console.print(f"wrote {', '.join(built)} to {out}/")
     if mismatched and out is None:
-        raise _fail(f"rebuilt {', '.join(mismatched)} differ from the shipped suites")
+        raise fail(f"rebuilt {', '.join(mismatched)} differ from the shipped suites")

@@ -12,6 +12,15 @@ from rich.console import Console
 
 from designers import DesignerNotReady, UnknownDesigner, designer_names
 from harness.backends.factory import BackendUnavailable
+from harness.cli.common import (
+    JsonOption,
+    OutOption,
+    QuietOption,
+    ResumeOption,
+    SetOption,
+    WorkersOption,
+    fail,
+)
 from harness.compare import Event, compare
 from harness.experiment import ExperimentConfig
 from harness.run_dir import RunDirError
@@ -22,29 +31,24 @@ console = Console()
 CHECKOUT_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}")
-    return typer.Exit(2)
-
-
 def preset_path(preset: str) -> Path:
     """A preset name (configs/<name>.yaml, here or in the source checkout) or a file path."""
     for candidate in (Path(preset), Path("configs") / f"{preset}.yaml",
                       CHECKOUT_CONFIGS / f"{preset}.yaml"):  # fmt: skip
         if candidate.is_file():
             return candidate
-    raise _fail(f"no preset {preset!r}: give a YAML path or a name in configs/ (e.g. quick)")
+    raise fail(f"no preset {preset!r}: give a YAML path or a name in configs/ (e.g. quick)")
 
 
 def _experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
     try:
         experiment = ExperimentConfig.load(config, overrides)
     except ConfigError as err:
-        raise _fail(str(err)) from None
+        raise fail(str(err)) from None
     known = set(designer_names())
     for name in experiment.designers:
         if name.split(":")[0] not in known:
-            raise _fail(f"unknown designer {name!r}; `harness designers list` shows them")
+            raise fail(f"unknown designer {name!r}; `harness designers list` shows them")
     return experiment
 
 
@@ -65,7 +69,7 @@ def _run(experiment: ExperimentConfig, out: Path, resume: bool, workers: int | N
         records = compare(experiment, out, resume=resume, workers=workers,
                           on_event=_events(quiet, as_json))  # fmt: skip
     except (RunDirError, DesignerNotReady, UnknownDesigner, BackendUnavailable) as err:
-        raise _fail(str(err)) from None
+        raise fail(str(err)) from None
     if as_json:
         for r in records:
             print(json.dumps({"designer": r.designer, "seed": r.seed, "result": str(out)}))
@@ -76,12 +80,12 @@ def _run(experiment: ExperimentConfig, out: Path, resume: bool, workers: int | N
 
 def run_cmd(
     config: Annotated[Path, typer.Argument(help="Experiment YAML (see configs/).")],
-    set_: Annotated[list[str] | None, typer.Option("--set", help="key=value override.")] = None,
-    out: Annotated[Path, typer.Option(help="Root of the run directories.")] = Path("runs"),
-    resume: Annotated[bool, typer.Option(help="Continue runs after their last round.")] = False,
-    workers: Annotated[int | None, typer.Option(help="Runs in parallel.")] = None,
-    quiet: Annotated[bool, typer.Option(help="Only the final table.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="JSON lines for scripts.")] = False,
+    set_: SetOption = None,
+    out: OutOption = Path("runs"),
+    resume: ResumeOption = False,
+    workers: WorkersOption = None,
+    quiet: QuietOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Run an experiment file: every designer x seed it names."""
     _run(_experiment(config, set_ or []), out, resume, workers, quiet, as_json)
@@ -92,19 +96,19 @@ def compare_cmd(
     preset: Annotated[str, typer.Option(help="A configs/ preset or YAML path.")] = "quick",
     seeds: Annotated[int, typer.Option(help="Seeds 0..N-1.")] = 1,
     backend: Annotated[str | None, typer.Option(help="cpu or verl.")] = None,
-    set_: Annotated[list[str] | None, typer.Option("--set", help="key=value override.")] = None,
-    out: Annotated[Path, typer.Option(help="Root of the run directories.")] = Path("runs"),
-    resume: Annotated[bool, typer.Option(help="Continue runs after their last round.")] = False,
-    workers: Annotated[int | None, typer.Option(help="Runs in parallel.")] = None,
-    quiet: Annotated[bool, typer.Option(help="Only the final table.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="JSON lines for scripts.")] = False,
+    set_: SetOption = None,
+    out: OutOption = Path("runs"),
+    resume: ResumeOption = False,
+    workers: WorkersOption = None,
+    quiet: QuietOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Compare designers on a preset: `harness compare --designers random,hand,evidence`."""
     names = [d.strip() for d in designers.split(",") if d.strip()]
     if not names:
-        raise _fail("--designers needs at least one name")
+        raise fail("--designers needs at least one name")
     if seeds < 1:
-        raise _fail("--seeds must be at least 1")
+        raise fail("--seeds must be at least 1")
     overrides = [f"designers=[{', '.join(json.dumps(n) for n in names)}]",
                  f"seeds=[{', '.join(str(s) for s in range(seeds))}]",
                  *([f"backend={backend}"] if backend else []), *(set_ or [])]  # fmt: skip

@@ -10,17 +10,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from harness.cli.common import fail
 from harness.records import ResultRecord, RoundResult
 from harness.run_dir import RESULT_FILE, ROUND_FILE, RUN_FILE
 from harness.summary import size_mean
 
 app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True)
 console = Console()
-
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}")
-    return typer.Exit(2)
 
 
 @app.command("list")
@@ -30,7 +26,7 @@ def list_cmd(
     """Every run under ROOT with its progress."""
     runs = sorted(p.parent for p in root.glob(f"**/{RUN_FILE}"))
     if not runs:
-        raise _fail(f"no runs under {root}/")
+        raise fail(f"no runs under {root}/")
     table = Table(title=f"Runs under {root}/")
     for name in ("run", "rounds done", "of", "finished", "package", "commit"):
         table.add_column(name)
@@ -48,7 +44,7 @@ def list_cmd(
 def show_cmd(run: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
     """Rounds (configuration, validation, designer notes) and final results of one run."""
     if not (run / RUN_FILE).is_file():
-        raise _fail(f"{run} is not a run directory (no {RUN_FILE})")
+        raise fail(f"{run} is not a run directory (no {RUN_FILE})")
     rounds = [RoundResult.model_validate_json(p.read_text(encoding="utf-8"))
               for p in sorted(run.glob(f"round-*/{ROUND_FILE}"))]  # fmt: skip
     table = Table(title=f"{run}: rounds")

@@ -1,0 +1,23 @@
+"""What the sub-commands share: one-line errors and the run options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+
+def fail(message: str) -> typer.Exit:
+    """Print a one-line error (no traceback) and return the exit to raise."""
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}")
+    return typer.Exit(2)
+
+
+SetOption = Annotated[list[str] | None, typer.Option("--set", help="key=value override.")]
+OutOption = Annotated[Path, typer.Option(help="Root of the run directories.")]
+ResumeOption = Annotated[bool, typer.Option(help="Continue runs after their last round.")]
+WorkersOption = Annotated[int | None, typer.Option(help="Runs in parallel.")]
+QuietOption = Annotated[bool, typer.Option(help="Only the final table.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="JSON lines for scripts.")]
