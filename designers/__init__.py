@@ -23,6 +23,7 @@ from designers.registry import (
     create_designer,
     describe_designers,
     designer_names,
+    takes_context_variant,
 )
 
 __all__ = [
@@ -44,4 +45,5 @@ __all__ = [
     "designer_names",
     "ensure_ready",
     "own_initial_config",
+    "takes_context_variant",
 ]

@@ -84,6 +84,12 @@ def create_designer(spec: str, **options: Any) -> Designer:
     return designer
 
 
+def takes_context_variant(spec: str) -> bool:
+    """Whether the designer reads a context variant (V1..V6): its factory says so with a
+    ``takes_context_variant = True`` attribute, so the harness never needs to know names."""
+    return bool(getattr(_factory(spec.partition(":")[0].strip()), "takes_context_variant", False))
+
+
 def describe_designers() -> dict[str, str]:
     """Name -> one-line description of every registered designer (loads each entry point)."""
     out: dict[str, str] = {}

@@ -27,6 +27,7 @@ from designers import (
     create_designer,
     ensure_ready,
     own_initial_config,
+    takes_context_variant,
 )
 from harness.backends.base import Backend, TrainStep
 from harness.evaluate import suite_result, validation_report
@@ -104,7 +105,7 @@ def run_designer(
 def make_designer(experiment: ExperimentConfig, name: str) -> Designer:
     """The named designer with its options (LLM designers get the experiment's variant)."""
     options = dict(experiment.designer_options.get(name, {}))
-    if name.split(":")[0] in ("gpt", "gemini", "grok", "kimi", "claude", "llm", "self", "base"):
+    if takes_context_variant(name):
         options.setdefault("variant", experiment.variant)
     designer = create_designer(name, **options)
     ensure_ready(designer)

@@ -147,5 +147,7 @@ def _alias_description(alias: str) -> str:
 for _factory in (gpt, gemini, grok, kimi, claude):
     _factory.description = _alias_description(_factory.__name__)  # type: ignore[attr-defined]
 llm.description = "any LiteLLM model as the designer: llm:<model string>"  # type: ignore[attr-defined]
+for _target in (gpt, gemini, grok, kimi, claude, llm, self_checkpoint, base_model):
+    setattr(_target, "takes_context_variant", True)  # noqa: B010  (mypy: attribute on a union)
 self_checkpoint.description = "the current RL checkpoint designs its next environment"  # type: ignore[attr-defined]
 base_model.description = "the untrained base model designs the environment"  # type: ignore[attr-defined]

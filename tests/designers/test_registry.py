@@ -95,3 +95,10 @@ def test_cli_lists_every_designer() -> None:
     assert result.exit_code == 0, result.output
     for name in BUILT_IN:
         assert f" {name} " in result.output
+
+
+def test_llm_designers_declare_that_they_read_a_context_variant() -> None:
+    from designers import takes_context_variant
+
+    assert takes_context_variant("gpt") and takes_context_variant("llm:openai/x")
+    assert takes_context_variant("self") and not takes_context_variant("evidence")
