@@ -17,7 +17,8 @@ seed and the round index, so a resumed run gives the results of an uninterrupted
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from functools import partial
 
 from designers import (
     DesignContext,
@@ -29,16 +30,14 @@ from designers import (
     own_initial_config,
     takes_context_variant,
 )
-from harness.backends.base import Backend, TrainStep
+from harness.backends.base import Backend
 from harness.evaluate import suite_result, validation_report
+from harness.events import CurveFile, Observers, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.records import ResultRecord, RoundResult, stamp
 from harness.run_dir import RunDir
 from mapf_env import EnvConfig, generate, load_suite
 from mapf_env.sampler import slot_seed
-
-Report = Callable[[str, int], None]
-"""Progress callback: (phase, round) with phase in generate/train/evaluate/design/benchmark."""
 
 
 def run_designer(
@@ -49,16 +48,18 @@ def run_designer(
     run: RunDir,
     *,
     resume: bool = False,
-    report: Report | None = None,
+    observers: Sequence[RunObserver] = (),
     workers: int | None = None,
 ) -> ResultRecord:
     """Run the whole loop for one designer and seed; returns (and writes) its ResultRecord.
 
+    `observers` watch it (progress bars, TensorBoard, ...; the curves file is always written).
     `workers` caps the generator's processes (1 inside a pool of runs; None: all cores).
     """
-    started, tell = time.perf_counter(), report or (lambda phase, n: None)
+    started, watch = time.perf_counter(), Observers([CurveFile(run.curves), *observers])
     run.open(resume)
     if (done := run.result()) is not None:
+        watch.phase("done", experiment.rounds)
         return done
     designer = make_designer(experiment, designer_name)
     shared = experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round)
@@ -70,27 +71,28 @@ def run_designer(
     for n in range(len(rounds), experiment.rounds):
         run.start_round(n)
         run.write_text(f"round-{n:03d}/config.yaml", config.to_yaml())
-        tell("generate", n)
+        watch.phase("generate", n)
         data = generate(config, round_seed(seed, n, "data"), workers=workers)
-        tell("train", n)
+        watch.phase("train", n)
         training = backend.train_round(data.instances, epochs=experiment.epochs_per_round,
                                        seed=round_seed(seed, n, "train"),
-                                       on_step=curve_writer(run, n))  # fmt: skip
+                                       on_step=partial(watch.step, n))  # fmt: skip
         backend.save(run.checkpoint(n))
-        tell("evaluate", n)
+        watch.phase("evaluate", n)
         result = RoundResult(round=n, config=config, stats=data.stats,
                              validation=validation_report(backend, validation,
                                                           round_seed(seed, n, "eval")),
                              train_seconds=training.seconds, samples=training.samples,
                              epochs=training.epochs)  # fmt: skip
         if n + 1 < experiment.rounds:
-            tell("design", n)
+            watch.phase("design", n)
             context = design_context(experiment, seed, initial, [*rounds, result], backend)
             result = result.model_copy(update={"proposal": designer.propose(context)})
         run.finish_round(result)
+        watch.round_done(result)
         rounds.append(result)
         config = result.proposal.config if result.proposal is not None else config
-    tell("benchmark", experiment.rounds)
+    watch.phase("benchmark", experiment.rounds)
     suites = {name: suite_result(backend, load_suite(name), experiment.best_of, seed)
               for name in experiment.benchmarks}  # fmt: skip
     record = ResultRecord(**stamp(), experiment=experiment.model_dump(mode="json"),
@@ -99,6 +101,7 @@ def run_designer(
                           rounds=tuple(rounds), suites=suites,
                           seconds=time.perf_counter() - started)  # fmt: skip
     run.write_result(record)
+    watch.phase("done", experiment.rounds)
     return record
 
 
@@ -127,17 +130,6 @@ def resume_point(
 def round_seed(seed: int, n: int, purpose: str) -> int:
     """A seed for one purpose of one round, independent of every other round."""
     return slot_seed("run", seed, n, purpose) % (2**31)
-
-
-def curve_writer(run: RunDir, n: int) -> Callable[[TrainStep], None]:
-    """Append each optimiser step to the round's curves.jsonl as it happens."""
-    path = run.curves(n)
-
-    def write(step: TrainStep) -> None:
-        with path.open("a", encoding="utf-8") as f:
-            f.write(step.model_dump_json() + "\n")
-
-    return write
 
 
 def design_context(

@@ -35,8 +35,8 @@ class RunDirError(RuntimeError):
     """A run directory that cannot be resumed as asked (another version or experiment)."""
 
 
-def _safe(name: str) -> str:
-    """A designer spec as a directory name (`llm:openai/gpt-4o` -> `llm_openai_gpt-4o`)."""
+def safe_name(name: str) -> str:
+    """A designer spec as a file or directory name (`llm:openai/gpt-4o` -> `llm_openai_gpt-4o`)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
@@ -44,7 +44,7 @@ class RunDir:
     """The files of one (experiment, designer, seed) run."""
 
     def __init__(self, root: Path, experiment: ExperimentConfig, designer: str, seed: int) -> None:
-        self.path = Path(root) / _safe(experiment.name) / _safe(designer) / f"seed-{seed}"
+        self.path = Path(root) / safe_name(experiment.name) / safe_name(designer) / f"seed-{seed}"
         self.experiment = experiment
 
     def round_path(self, n: int) -> Path:

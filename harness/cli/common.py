@@ -21,3 +21,13 @@ ResumeOption = Annotated[bool, typer.Option(help="Continue runs after their last
 WorkersOption = Annotated[int | None, typer.Option(help="Runs in parallel.")]
 QuietOption = Annotated[bool, typer.Option(help="Only the final table.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="JSON lines for scripts.")]
+ExecutorOption = Annotated[
+    str, typer.Option(help="Where runs execute: local (process pool) or ray (a Ray cluster).")
+]
+RayAddressOption = Annotated[
+    str | None, typer.Option(help="Ray cluster to join (e.g. ray://head:10001 or auto).")
+]
+LoggerOption = Annotated[
+    list[str] | None,
+    typer.Option("--logger", help="Also log curves to tensorboard or wandb (repeatable)."),
+]

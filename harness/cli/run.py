@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -13,18 +12,24 @@ from rich.console import Console
 from designers import DesignerNotReady, UnknownDesigner, designer_names
 from harness.backends.factory import BackendUnavailable
 from harness.cli.common import (
+    ExecutorOption,
     JsonOption,
+    LoggerOption,
     OutOption,
     QuietOption,
+    RayAddressOption,
     ResumeOption,
     SetOption,
     WorkersOption,
     fail,
 )
-from harness.compare import Event, compare
+from harness.cli.progress import ProgressView
+from harness.compare import compare
+from harness.executors import ExecutorUnavailable, RunOptions, RunsFailed, make_executor, plan
 from harness.experiment import ExperimentConfig
 from harness.run_dir import RunDirError
 from harness.summary import comparison_table
+from harness.tracking import LoggerUnavailable, check_loggers
 from mapf_env import ConfigError
 
 console = Console()
@@ -52,30 +57,47 @@ def _experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
     return experiment
 
 
-def _events(quiet: bool, as_json: bool) -> Callable[[Event], None]:
-    def show(event: Event) -> None:
-        designer, seed, phase, n = event
-        if as_json:
-            print(json.dumps({"designer": designer, "seed": seed, "phase": phase, "round": n}))
-        elif not quiet:
-            console.print(f"[dim]{designer} seed {seed}[/] round {n}: {phase}")
+class Where:
+    """The run options every run command shares (output, executor, loggers, modes)."""
 
-    return show
+    def __init__(self, out: Path, resume: bool, workers: int | None, executor: str,
+                 ray_address: str | None, loggers: list[str] | None, quiet: bool,
+                 as_json: bool) -> None:  # fmt: skip
+        self.out, self.quiet, self.as_json = out, quiet, as_json
+        self.options = RunOptions(resume=resume, loggers=tuple(loggers or ()))
+        try:
+            check_loggers(self.options.loggers)
+            self.executor = make_executor(executor, workers=workers, ray_address=ray_address)
+        except (ExecutorUnavailable, LoggerUnavailable, ValueError) as err:
+            raise fail(str(err)) from None
 
 
-def _run(experiment: ExperimentConfig, out: Path, resume: bool, workers: int | None,
-         quiet: bool, as_json: bool) -> None:  # fmt: skip
+USER_ERRORS = (RunDirError, DesignerNotReady, UnknownDesigner, BackendUnavailable,
+               LoggerUnavailable, ExecutorUnavailable)  # fmt: skip
+"""Errors that mean the input was wrong: one line, no traceback."""
+
+
+def _run(experiment: ExperimentConfig, where: Where) -> None:
+    view = ProgressView(console, plan(experiment), experiment.rounds, quiet=where.quiet,
+                        as_json=where.as_json)  # fmt: skip
     try:
-        records = compare(experiment, out, resume=resume, workers=workers,
-                          on_event=_events(quiet, as_json))  # fmt: skip
-    except (RunDirError, DesignerNotReady, UnknownDesigner, BackendUnavailable) as err:
+        with view:
+            records = compare(experiment, where.out, executor=where.executor,
+                              options=where.options, on_event=view)  # fmt: skip
+    except USER_ERRORS as err:
         raise fail(str(err)) from None
-    if as_json:
+    except RunsFailed as err:
+        if err.records and not where.as_json:
+            console.print(comparison_table(list(err.records)))
+        if all(isinstance(e, USER_ERRORS) for _, e in err.failures):
+            raise fail(str(err)) from None
+        raise
+    if where.as_json:
         for r in records:
-            print(json.dumps({"designer": r.designer, "seed": r.seed, "result": str(out)}))
+            print(json.dumps({"designer": r.designer, "seed": r.seed, "result": str(where.out)}))
         return
     console.print(comparison_table(records))
-    console.print(f"runs written under {out / experiment.name}/")
+    console.print(f"runs written under {where.out / experiment.name}/")
 
 
 def run_cmd(
@@ -84,11 +106,15 @@ def run_cmd(
     out: OutOption = Path("runs"),
     resume: ResumeOption = False,
     workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    logger: LoggerOption = None,
     quiet: QuietOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run an experiment file: every designer x seed it names."""
-    _run(_experiment(config, set_ or []), out, resume, workers, quiet, as_json)
+    where = Where(out, resume, workers, executor, ray_address, logger, quiet, as_json)
+    _run(_experiment(config, set_ or []), where)
 
 
 def compare_cmd(
@@ -100,6 +126,9 @@ def compare_cmd(
     out: OutOption = Path("runs"),
     resume: ResumeOption = False,
     workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    logger: LoggerOption = None,
     quiet: QuietOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -112,4 +141,5 @@ def compare_cmd(
     overrides = [f"designers=[{', '.join(json.dumps(n) for n in names)}]",
                  f"seeds=[{', '.join(str(s) for s in range(seeds))}]",
                  *([f"backend={backend}"] if backend else []), *(set_ or [])]  # fmt: skip
-    _run(_experiment(preset_path(preset), overrides), out, resume, workers, quiet, as_json)
+    where = Where(out, resume, workers, executor, ray_address, logger, quiet, as_json)
+    _run(_experiment(preset_path(preset), overrides), where)

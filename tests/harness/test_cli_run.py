@@ -36,6 +36,10 @@ def test_bad_input_is_one_line_not_a_traceback(tmp_path: Path) -> None:
         (["compare", "--designers", "random", "--seeds", "0"], "--seeds"),
         (["compare", "--designers", "random", "--backend", "verl"], "not available"),
         (["run", str(tmp_path / "missing.yaml")], "no experiment config"),
+        (["compare", "--designers", "random", "--executor", "slurm"], "unknown executor 'slurm'"),
+        (["compare", "--designers", "random", "--ray-address", "auto"], "needs --executor ray"),
+        (["compare", "--designers", "random", "--logger", "mlflow"], "unknown logger 'mlflow'"),
+        (["compare", "--designers", "random", "--workers", "0"], "at least 1"),
         (["runs", "show", str(tmp_path)], "not a run directory"),
     ]
     for args, message in cases:

@@ -1,0 +1,109 @@
+"""How a comparison's progress reaches the terminal: bars, plain lines, JSON lines, or nothing.
+
+On a terminal every run gets a rich bar that advances through each round's phases (generate,
+train, evaluate, design) and shows the live valid rate of the training rollouts and the last
+validation result. Where output is not a terminal (a CI log, a pipe) bars would only print at
+the end, so each finished round is a plain line instead. `--json` prints every event as a
+JSON line for scripts; `--quiet` prints nothing until the final table.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from harness.events import ROUND_PHASES, RunEvent
+from harness.executors import Job
+
+UNITS_PER_ROUND = len(ROUND_PHASES)
+
+
+def _units(event: RunEvent) -> int:
+    """Bar position: finished phases so far (the benchmark is one more unit at the end)."""
+    if event.phase == "done":
+        return event.rounds * UNITS_PER_ROUND + 1
+    if event.phase == "benchmark":
+        return event.rounds * UNITS_PER_ROUND
+    return event.round * UNITS_PER_ROUND + ROUND_PHASES.index(event.phase)
+
+
+class ProgressView(AbstractContextManager["ProgressView"]):
+    """Turns `RunEvent`s into terminal output in one of four modes."""
+
+    def __init__(self, console: Console, jobs: Sequence[Job], rounds: int, *,
+                 quiet: bool = False, as_json: bool = False) -> None:  # fmt: skip
+        self.console, self.quiet, self.as_json = console, quiet, as_json
+        self.bars = not quiet and not as_json and console.is_terminal
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=console,
+        )
+        self.tasks: dict[tuple[str, int], TaskID] = {}
+        self.validation: dict[tuple[str, int], str] = {}
+        if self.bars:
+            for job in jobs:
+                self.tasks[job.designer, job.seed] = self.progress.add_task(
+                    f"{job.designer} seed {job.seed}",
+                    total=rounds * UNITS_PER_ROUND + 1,
+                    status="waiting",
+                )
+
+    def __enter__(self) -> ProgressView:
+        if self.bars:
+            self.progress.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.bars:
+            self.progress.stop()
+
+    def __call__(self, event: RunEvent) -> None:
+        if self.as_json:
+            print(json.dumps({"event": event.kind, **event.to_json()}), flush=True)
+        elif self.bars:
+            self._bar(event)
+        elif not self.quiet and event.kind == "round":
+            self.console.print(
+                f"{event.designer} seed {event.seed} round {event.round + 1}/{event.rounds}: "
+                f"{_validation(event)}"
+            )
+
+    def _bar(self, event: RunEvent) -> None:
+        key = (event.designer, event.seed)
+        task = self.tasks.get(key)
+        if task is None:
+            return
+        if event.kind == "round":
+            self.validation[key] = _validation(event)
+            return
+        where = f"round {event.round + 1}/{event.rounds}"
+        if event.kind == "step":
+            status = f"{where} train · rollouts {_percent(event.valid_rate)} valid"
+        elif event.phase in ("benchmark", "done"):
+            status = "benchmarks" if event.phase == "benchmark" else "done"
+        else:
+            status = f"{where} {event.phase}"
+        if last := self.validation.get(key):
+            status += f" · {last}"
+        self.progress.update(task, completed=_units(event), status=status)
+
+
+def _percent(rate: float | None) -> str:
+    return "-" if rate is None else f"{100 * rate:.1f}%"
+
+
+def _validation(event: RunEvent) -> str:
+    return f"validation valid {_percent(event.valid_rate)}, optimal {_percent(event.optimal_rate)}"

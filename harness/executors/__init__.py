@@ -1,0 +1,19 @@
+"""Where a comparison's runs execute: local processes or a Ray cluster."""
+
+from harness.executors.base import Executor, Job, OnEvent, RunOptions, RunsFailed, plan, run_job
+from harness.executors.factory import EXECUTORS, ExecutorUnavailable, make_executor
+from harness.executors.local import LocalExecutor
+
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "ExecutorUnavailable",
+    "Job",
+    "LocalExecutor",
+    "OnEvent",
+    "RunOptions",
+    "RunsFailed",
+    "make_executor",
+    "plan",
+    "run_job",
+]

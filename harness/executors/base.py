@@ -1,0 +1,106 @@
+"""What every executor shares: the jobs of a comparison, and how one job runs wherever it lands.
+
+A comparison is a set of independent jobs, one per (designer, seed), each with its own run
+directory and backend. An executor decides only *where* they run (local processes, a Ray
+cluster) and carries their progress events back; `run_job` is the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.backends.factory import make_backend
+from harness.events import EventSender, Observers, RunEvent, RunObserver
+from harness.experiment import ExperimentConfig
+from harness.loop import run_designer
+from harness.records import ResultRecord
+from harness.run_dir import RunDir
+from harness.tracking import make_trackers
+
+OnEvent = Callable[[RunEvent], None]
+
+
+@dataclass(frozen=True)
+class Job:
+    designer: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How runs are carried out, as opposed to what they compute (that is the experiment).
+
+    None of these change a run's results, so a run may be resumed with other options.
+    """
+
+    resume: bool = False
+    loggers: tuple[str, ...] = ()
+
+
+def plan(experiment: ExperimentConfig) -> list[Job]:
+    """Every (designer, seed) job, designers first: the order of the records returned."""
+    return [Job(d, s) for d in experiment.designers for s in experiment.seeds]
+
+
+def run_job(
+    experiment: ExperimentConfig,
+    job: Job,
+    root: Path,
+    options: RunOptions,
+    threads: int | None,
+    send: Callable[[RunEvent], Any] | None = None,
+) -> ResultRecord:
+    """One run, in whatever process (or Ray worker) calls it; events go to `send`."""
+    backend = make_backend(experiment, threads=threads)
+    run = RunDir(root, experiment, job.designer, job.seed)
+    watchers: list[RunObserver] = make_trackers(
+        options.loggers, run.path, project=experiment.name, designer=job.designer,
+        seed=job.seed, config=experiment.model_dump(mode="json"),
+    )  # fmt: skip
+    if send is not None:
+        watchers.append(EventSender(send, job.designer, job.seed, experiment.rounds))
+    observers = Observers(watchers)
+    try:
+        return run_designer(experiment, job.designer, job.seed, backend, run,
+                            resume=options.resume, observers=[observers], workers=1)  # fmt: skip
+    finally:
+        observers.close()
+
+
+class RunsFailed(RuntimeError):
+    """Some runs of a comparison raised; the others finished and are in `records`."""
+
+    def __init__(self, failures: Sequence[tuple[Job, BaseException]],
+                 records: Sequence[ResultRecord]) -> None:  # fmt: skip
+        self.failures, self.records = tuple(failures), tuple(records)
+        lines = [f"{job.designer} seed {job.seed}: {type(err).__name__}: {err}"
+                 for job, err in self.failures]  # fmt: skip
+        super().__init__(f"{len(lines)} run(s) failed:\n" + "\n".join(lines))
+
+
+def collect(
+    jobs: Sequence[Job], outcomes: Sequence[ResultRecord | BaseException]
+) -> list[ResultRecord]:
+    """The records in job order, or `RunsFailed` naming every run that raised."""
+    failures = [(job, o) for job, o in zip(jobs, outcomes, strict=True)
+                if isinstance(o, BaseException)]  # fmt: skip
+    records = [o for o in outcomes if isinstance(o, ResultRecord)]
+    if failures:
+        raise RunsFailed(failures, records)
+    return records
+
+
+class Executor(Protocol):
+    """Runs jobs somewhere and returns their records in the order given."""
+
+    def run(
+        self,
+        experiment: ExperimentConfig,
+        jobs: Sequence[Job],
+        root: Path,
+        options: RunOptions,
+        on_event: OnEvent | None = None,
+    ) -> list[ResultRecord]: ...

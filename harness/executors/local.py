@@ -1,0 +1,88 @@
+"""The local executor: a comparison's runs spread over this machine's processes.
+
+Each run is independent, so runs go to a process pool; each process gets an equal share of the
+cores for torch and generates its data in-process rather than opening a pool of its own.
+Progress events travel back through a manager queue and are handed to `on_event` in the
+calling process, which is the one that draws the progress bars.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+from queue import Empty
+from typing import Any
+
+from harness.executors.base import Job, OnEvent, RunOptions, collect, run_job
+from harness.experiment import ExperimentConfig
+from harness.records import ResultRecord
+
+
+def available_cores() -> int:
+    """Cores this process may use (the affinity mask, where the OS has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class LocalExecutor:
+    """Up to `workers` runs at once (default: one per core, at most one per job).
+
+    A run that raises does not stop the others; `RunsFailed` names it once all have ended.
+    """
+
+    def __init__(self, workers: int | None = None) -> None:
+        if workers is not None and workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.workers = workers
+
+    def run(
+        self,
+        experiment: ExperimentConfig,
+        jobs: Sequence[Job],
+        root: Path,
+        options: RunOptions,
+        on_event: OnEvent | None = None,
+    ) -> list[ResultRecord]:
+        cores = available_cores()
+        workers = max(1, min(self.workers or cores, len(jobs)))
+        threads = max(1, cores // workers)
+        context = multiprocessing.get_context("spawn")
+        with context.Manager() as manager, ProcessPoolExecutor(workers, mp_context=context) as pool:
+            events = manager.Queue()
+            futures: dict[Future[ResultRecord], int] = {
+                pool.submit(run_job, experiment, job, root, options, threads, events.put): i
+                for i, job in enumerate(jobs)
+            }
+            outcomes: list[ResultRecord | BaseException] = [RuntimeError("not run")] * len(jobs)
+            pending = set(futures)
+            while pending:
+                _wait(events, on_event)
+                done = {f for f in pending if f.done()}
+                for future in done:
+                    outcomes[futures[future]] = future.exception() or future.result()
+                pending -= done
+            _drain(events, on_event)
+        return collect(jobs, outcomes)
+
+
+def _drain(events: Any, on_event: OnEvent | None) -> None:
+    while True:
+        try:
+            event = events.get_nowait()
+        except Empty:
+            return
+        if on_event is not None:
+            on_event(event)
+
+
+def _wait(events: Any, on_event: OnEvent | None) -> None:
+    """Block briefly for the next event so the loop does not spin, then take what queued up."""
+    try:
+        event = events.get(timeout=0.2)
+    except Empty:
+        return
+    if on_event is not None:
+        on_event(event)
+    _drain(events, on_event)
