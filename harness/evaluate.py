@@ -59,6 +59,8 @@ def suite_result(backend: Backend, suite: BenchmarkSuite, best_of: int, seed: in
         best_of=EvalReport.from_verdicts(best_scored),
         best_of_n=best_of,
         verdicts=tuple(rows),
+        suite_version=suite.version,
+        content_sha256=suite.content_sha256,
     )
 
 

@@ -47,6 +47,14 @@ class SuiteResult(BaseModel):
     best_of: EvalReport
     best_of_n: int
     verdicts: tuple[InstanceVerdict, ...]
+    suite_version: int | None = Field(
+        default=None, description="The benchmark suites' version (None in older records)."
+    )
+    content_sha256: str | None = Field(
+        default=None,
+        description="The suite's content checksum from the benchmark manifest (None in older "
+        "records): boards refuse to mix results scored on different benchmark contents.",
+    )
 
 
 class RoundResult(BaseModel):

@@ -1,1 +1,71 @@
-"""leaderboards package."""
+"""Leaderboards from run directories: Sum per designer and agent count, with seeds and intervals.
+
+    runs = load_runs([Path("runs/quick")])       # result.json files, run dirs or roots
+    board = build_board(runs, baseline="random")  # refuses incompatible runs
+    print(render(board, "markdown", details=["size"]))
+
+Boards are built from `ResultRecord`s alone. Intervals come from a two-level bootstrap over
+seeds and instances (`leaderboards.bootstrap` documents it); `Board` is a versioned pydantic
+model whose JSON schema ships as `leaderboards/data/board.schema.json`.
+"""
+
+from leaderboards.aggregate import build_board
+from leaderboards.board import (
+    BOARD_SCHEMA_VERSION,
+    Board,
+    BootstrapSpec,
+    CostRow,
+    Cut,
+    Delta,
+    DeltaCell,
+    DesignerRow,
+    DetailRow,
+    Estimate,
+    FailureRow,
+    RateCell,
+    ReferenceBoard,
+    RunRef,
+    SuiteInfo,
+    board_json_schema,
+)
+from leaderboards.bootstrap import BOOTSTRAP_SEED, ONE_SEED, RESAMPLES
+from leaderboards.compat import check_compatible
+from leaderboards.errors import LeaderboardError
+from leaderboards.readers import LoadedRun, discover, load_run, load_runs
+from leaderboards.reference import load_reference
+from leaderboards.render import FORMATS, Format, board_tables, render, terminal_renderable
+
+__all__ = [
+    "BOARD_SCHEMA_VERSION",
+    "BOOTSTRAP_SEED",
+    "FORMATS",
+    "ONE_SEED",
+    "RESAMPLES",
+    "Board",
+    "BootstrapSpec",
+    "CostRow",
+    "Cut",
+    "Delta",
+    "DeltaCell",
+    "DesignerRow",
+    "DetailRow",
+    "Estimate",
+    "FailureRow",
+    "Format",
+    "LeaderboardError",
+    "LoadedRun",
+    "RateCell",
+    "ReferenceBoard",
+    "RunRef",
+    "SuiteInfo",
+    "board_json_schema",
+    "board_tables",
+    "build_board",
+    "check_compatible",
+    "discover",
+    "load_reference",
+    "load_run",
+    "load_runs",
+    "render",
+    "terminal_renderable",
+]

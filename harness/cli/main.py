@@ -8,6 +8,7 @@ import typer
 
 from harness.cli.designers import app as designers_app
 from harness.cli.env import app as env_app
+from harness.cli.leaderboard import app as leaderboard_app
 from harness.cli.run import compare_cmd, run_cmd
 from harness.cli.runs import app as runs_app
 from mapf_env.provenance import git_commit, package_version
@@ -21,6 +22,7 @@ app = typer.Typer(
 app.add_typer(env_app, name="env")
 app.add_typer(designers_app, name="designers")
 app.add_typer(runs_app, name="runs")
+app.add_typer(leaderboard_app, name="leaderboard")
 app.command("run")(run_cmd)
 app.command("compare")(compare_cmd)
 

@@ -1,0 +1,201 @@
+"""From runs to a `Board`: the paper's Sum per designer and suite, with seeds and intervals.
+
+"Sum" is the paper's headline: per agent count (suite), the mean over map sizes of the per-size
+rate (`harness.summary.size_mean`); a designer's cell is the mean of its seeds' Sums, the overall
+column the mean over suites. Detail cuts (a size, a wait subset, a hole ratio) are the mean over
+the cut's sizes of the per-size rate. Intervals and deltas follow `leaderboards.bootstrap`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from statistics import mean
+
+import numpy as np
+
+from harness.summary import size_mean
+from leaderboards.board import (
+    Answers,
+    Board,
+    BootstrapSpec,
+    Cut,
+    DesignerRow,
+    DetailRow,
+    RateCell,
+    RunRef,
+    SuiteInfo,
+)
+from leaderboards.bootstrap import (
+    BOOTSTRAP_SEED,
+    CONFIDENCE,
+    METHOD,
+    RESAMPLES,
+    Floats,
+    replicates,
+    rng_for,
+    stratified_mean,
+)
+from leaderboards.compat import check_compatible, shared_experiment
+from leaderboards.costs import cost_row
+from leaderboards.deltas import baseline_deltas
+from leaderboards.errors import LeaderboardError
+from leaderboards.failures import failure_rows
+from leaderboards.groups import METRICS, Group, estimate, make_groups
+from leaderboards.readers import LoadedRun
+from leaderboards.reference import load_reference
+from leaderboards.verdicts import CUTS, Metric
+from mapf_env.provenance import git_commit, package_version
+
+
+def build_board(
+    runs: Sequence[LoadedRun],
+    *,
+    baseline: str | None = "random",
+    strict_baseline: bool = False,
+    answers: Answers = "greedy",
+    resamples: int = RESAMPLES,
+    reference: bool = False,
+    details: Sequence[Cut] = CUTS,
+) -> Board:
+    """The board of `runs` (checked compatible); deltas against `baseline` when it is present.
+
+    With `strict_baseline`, a baseline missing from the runs is an error rather than a note.
+    `details` are the cuts computed (all by default; each costs bootstrap time).
+    """
+    check_compatible(runs)
+    groups = make_groups(runs, answers, resamples)
+    suites = list(runs[0].record.suites)
+    rows = [_row(g, suites, answers) for g in groups]
+    base = next((g for g in groups if g.designer == baseline), None)
+    note = _baseline_note(baseline, base, groups, strict_baseline)
+    if base is not None:
+        for i, g in enumerate(groups):
+            if g is not base and g.kind == base.kind:
+                delta, overall = baseline_deltas(g, base, suites, resamples)
+                rows[i] = rows[i].model_copy(update={"delta": delta, "delta_overall": overall})
+    ordered = sorted(rows, key=lambda r: (r.kind, -r.overall.valid.mean, r.designer))
+    return Board(
+        package_version=package_version(),
+        git_commit=git_commit(),
+        answers=answers,
+        baseline=baseline if base is not None else None,
+        baseline_note=note,
+        experiment=shared_experiment(runs[0]),
+        suites=tuple(_suite_info(runs[0], name) for name in suites),
+        bootstrap=BootstrapSpec(
+            resamples=resamples, confidence=CONFIDENCE, rng_seed=BOOTSTRAP_SEED, method=METHOD
+        ),
+        runs=tuple(_run_ref(run) for g in groups for run in g.runs),
+        rows=tuple(ordered),
+        detail_cuts=tuple(c for c in CUTS if c in details),
+        details=tuple(d for g in groups for d in _details(g, suites, details)),
+        failures=tuple(f for g in groups for f in failure_rows(g.designer, g.runs, suites)),
+        costs=tuple(cost_row(g.designer, [r.record for r in g.runs]) for g in groups),
+        reference=load_reference() if reference else None,
+    )
+
+
+def _row(g: Group, suites: list[str], answers: Answers) -> DesignerRow:
+    """Per suite Sum and the overall mean; stores the resampled Sums on `g` for the deltas."""
+    cells = {}
+    for suite in suites:
+        sums = [size_mean(r.record.suites[suite], answers == "best_of") for r in g.runs]
+        cell = {}
+        for i, metric in enumerate(METRICS):
+            g.means[suite, metric] = mean(pair[i] for pair in sums)
+            reps = _reps(g, suite, metric, None, "") if len(g.runs) > 1 else None
+            if reps is not None:
+                g.reps[suite, metric] = reps
+            cell[metric] = estimate(g.means[suite, metric], reps, len(g.runs))
+        cells[suite] = RateCell(**cell)
+    overall = {
+        m: estimate(
+            mean(g.means[s, m] for s in suites),
+            np.mean([g.reps[s, m] for s in suites], axis=0) if g.reps else None,
+            len(g.runs),
+        )
+        for m in METRICS
+    }
+    first = g.runs[0].record
+    return DesignerRow(
+        designer=g.designer,
+        kind=first.kind,
+        backend=first.backend,
+        policy=str(first.experiment.get("policy", "?")),
+        seeds=g.seeds,
+        suites=cells,
+        overall=RateCell(**overall),
+        package_versions=tuple(sorted({r.record.package_version for r in g.runs})),
+        git_commits=tuple(sorted({r.record.git_commit for r in g.runs})),
+    )
+
+
+def _reps(g: Group, suite: str, metric: Metric, cut: Cut | None, key: str) -> Floats:
+    strata = [a.strata(a.values(metric), a.mask(cut, key)) for a in g.arrays[suite]]
+    rng = rng_for("instances", g.kind, g.designer, suite, cut or "all", key, metric)
+    return replicates(strata, g.draws, rng)
+
+
+def _details(g: Group, suites: list[str], cuts: Sequence[Cut]) -> list[DetailRow]:
+    chosen = [c for c in CUTS if c in cuts]
+    return [
+        _detail(g, suite, cut, key)
+        for suite in suites
+        for cut in chosen
+        for key in g.arrays[suite][0].keys(cut)
+    ]
+
+
+def _detail(g: Group, suite: str, cut: Cut, key: str) -> DetailRow:
+    """One cut's cell: per seed the mean over the cut's sizes, then over seeds."""
+    cell = {}
+    for metric in METRICS:
+        per_run = [
+            stratified_mean(a.strata(a.values(metric), a.mask(cut, key))) for a in g.arrays[suite]
+        ]
+        reps = _reps(g, suite, metric, cut, key) if len(g.runs) > 1 else None
+        cell[metric] = estimate(mean(per_run), reps, len(g.runs))
+    first = g.arrays[suite][0]
+    return DetailRow(
+        designer=g.designer,
+        suite=suite,
+        cut=cut,
+        key=key,
+        instances=int(first.mask(cut, key).sum()),
+        rates=RateCell(**cell),
+    )
+
+
+def _baseline_note(
+    baseline: str | None, base: Group | None, groups: list[Group], strict: bool
+) -> str | None:
+    if baseline is None or base is not None:
+        return None
+    names = ", ".join(sorted({g.designer for g in groups}))
+    message = f"baseline {baseline!r} is not among the runs (designers: {names})"
+    if strict:
+        raise LeaderboardError(f"{message}; pass --baseline with one of them")
+    return f"{message}: no deltas"
+
+
+def _suite_info(run: LoadedRun, name: str) -> SuiteInfo:
+    result = run.record.suites[name]
+    return SuiteInfo(
+        name=name,
+        n_agents=result.n_agents,
+        sizes=tuple(sorted(result.greedy.per_size)),
+        instances=len(result.verdicts),
+        suite_version=result.suite_version,
+        content_sha256=result.content_sha256,
+    )
+
+
+def _run_ref(run: LoadedRun) -> RunRef:
+    r = run.record
+    return RunRef(
+        path=run.name,
+        designer=r.designer,
+        seed=r.seed,
+        package_version=r.package_version,
+        git_commit=r.git_commit,
+    )

@@ -1,0 +1,239 @@
+"""`Board`: a leaderboard as data, with a versioned JSON schema other tools can read.
+
+Every rate is in percent (0-100) and every delta in percentage points, as in the paper. A cell
+keeps its mean over seeds and its 95% bootstrap interval; with one seed the interval is unknown,
+so `low`/`high` are None and `note` says why -- renderers show the note, never an empty cell.
+The board is built from result files alone (`leaderboards.build_board`), so it names the runs,
+code versions and commits it was built from.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+BOARD_SCHEMA_VERSION = "1"
+
+Cut = Literal["size", "subset", "hole"]
+Answers = Literal["greedy", "best_of"]
+
+
+class Estimate(BaseModel):
+    """A rate (percent): mean over seeds and its 95% interval."""
+
+    model_config = ConfigDict(frozen=True)
+
+    mean: float = Field(description="Mean over seeds, percent.")
+    low: float | None = Field(default=None, description="Interval's lower end; None if unknown.")
+    high: float | None = Field(default=None, description="Interval's upper end; None if unknown.")
+    seeds: int = Field(description="Seeds the mean is over.")
+    note: str | None = Field(default=None, description="Why the interval is unknown, if it is.")
+
+
+class Delta(BaseModel):
+    """A designer's rate minus the baseline's (percentage points), with its interval."""
+
+    model_config = ConfigDict(frozen=True)
+
+    mean: float
+    low: float | None = None
+    high: float | None = None
+    seeds: int = Field(description="Seeds behind the difference (common seeds when paired).")
+    paired: bool = Field(description="True when both designers ran the same seeds.")
+    includes_zero: bool | None = Field(
+        default=None, description="Whether the interval includes 0 (None when it is unknown)."
+    )
+    note: str | None = None
+
+
+class RateCell(BaseModel):
+    """Valid and optimal rate of one cell."""
+
+    model_config = ConfigDict(frozen=True)
+
+    valid: Estimate
+    optimal: Estimate
+
+
+class DeltaCell(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    valid: Delta
+    optimal: Delta
+
+
+class RunRef(BaseModel):
+    """One run the board read."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    designer: str
+    seed: int
+    package_version: str
+    git_commit: str
+
+
+class DesignerRow(BaseModel):
+    """One designer (or, kind 'policy', one zero-shot policy): the paper's row."""
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    kind: Literal["designer", "policy"] = "designer"
+    backend: str
+    policy: str = Field(description="The policy trained (or evaluated), from the experiment.")
+    seeds: tuple[int, ...]
+    suites: dict[str, RateCell] = Field(description="'Sum' per benchmark suite.")
+    overall: RateCell = Field(description="Mean of the suites' Sums (their seeds drawn jointly).")
+    delta: dict[str, DeltaCell] | None = Field(
+        default=None, description="Minus the baseline, per suite; None for the baseline itself."
+    )
+    delta_overall: DeltaCell | None = None
+    package_versions: tuple[str, ...] = ()
+    git_commits: tuple[str, ...] = ()
+
+
+class DetailRow(BaseModel):
+    """One cut of one suite: a map size, a wait subset or a hole ratio."""
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    suite: str
+    cut: Cut
+    key: str = Field(description="'7' (size), 'wr_050' (subset) or '0.3' (hole ratio).")
+    instances: int = Field(description="Instances in the cut, per seed.")
+    rates: RateCell = Field(description="Mean over the cut's sizes of the per-size rate.")
+
+
+class FailureRow(BaseModel):
+    """How one designer's greedy answers on one suite failed (percent of all answers)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    suite: str
+    answers: int = Field(description="Answers over all seeds.")
+    valid: float = Field(description="Share of valid answers, percent.")
+    shares: dict[str, float] = Field(description="Share per first failing check, percent.")
+
+
+class CostRow(BaseModel):
+    """What designing cost, per run (mean over the designer's seeds)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    runs: int
+    proposals: float = Field(description="Proposals per run.")
+    model_calls: float = Field(description="Model calls per run (0 for rule designers).")
+    prompt_tokens: float
+    completion_tokens: float
+    cost_usd: float | None = Field(description="Dollars per run; None where not recorded.")
+    cost_note: str | None = None
+    design_seconds_per_round: float | None = Field(description="Mean proposal wall time.")
+    train_seconds_per_round: float | None = Field(description="Mean training wall time.")
+    run_seconds: float = Field(description="Whole run, final benchmarks included.")
+
+
+class SuiteInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    n_agents: int
+    sizes: tuple[int, ...]
+    instances: int
+    suite_version: int | None = None
+    content_sha256: str | None = None
+
+
+class BootstrapSpec(BaseModel):
+    """How the intervals were drawn (see `leaderboards.bootstrap`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    resamples: int
+    confidence: float
+    rng_seed: int
+    method: str
+
+
+class ReferenceRates(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    valid: float
+    optimal: float
+
+
+class ReferenceRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    designer: str | None = Field(default=None, description="This project's name for it.")
+    kind: Literal["designer", "policy", "unclear"]
+    suites: dict[str, ReferenceRates]
+    note: str | None = None
+
+
+class ReferenceSizeRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    suite: str
+    sizes: dict[str, ReferenceRates]
+
+
+class ReferenceVariantRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    variant: str
+    modules: str
+    valid_by_subset: dict[str, float]
+
+
+class ReferenceBoard(BaseModel):
+    """The paper's reported figures: shown beside runs, never mixed into them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str = "reported, not reproduced"
+    source: str
+    answers: str
+    rows: tuple[ReferenceRow, ...]
+    per_size: tuple[ReferenceSizeRow, ...] = ()
+    variants: tuple[ReferenceVariantRow, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+class Board(BaseModel):
+    """A leaderboard built from ResultRecords."""
+
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: str = BOARD_SCHEMA_VERSION
+    package_version: str = Field(description="The code that built the board.")
+    git_commit: str
+    answers: Answers = Field(description="Greedy answers, or the best of n samples.")
+    baseline: str | None = Field(description="The designer deltas are against.")
+    baseline_note: str | None = None
+    experiment: dict[str, Any] = Field(
+        description="The runs' shared experiment config (designers, seeds and options left out)."
+    )
+    suites: tuple[SuiteInfo, ...]
+    bootstrap: BootstrapSpec
+    runs: tuple[RunRef, ...]
+    rows: tuple[DesignerRow, ...]
+    detail_cuts: tuple[Cut, ...] = Field(description="The cuts `details` holds.")
+    details: tuple[DetailRow, ...]
+    failures: tuple[FailureRow, ...]
+    costs: tuple[CostRow, ...]
+    reference: ReferenceBoard | None = None
+
+
+def board_json_schema() -> dict[str, Any]:
+    """The JSON schema of `Board` (shipped as leaderboards/data/board.schema.json)."""
+    schema = Board.model_json_schema(mode="serialization")
+    schema["$id"] = f"envdesign-bench/board/v{BOARD_SCHEMA_VERSION}"
+    return schema

@@ -1,0 +1,86 @@
+"""Each designer minus the baseline, per suite and overall, with the interval and zero mark.
+
+Paired (same seeds): one seed draw for both, per-instance differences resampled within each
+(seed, suite, map size). Unpaired (seeds differ): the difference of the two designers' own
+resampled Sums. See `leaderboards.bootstrap`.
+"""
+
+from __future__ import annotations
+
+from statistics import mean
+
+import numpy as np
+
+from leaderboards.board import Delta, DeltaCell
+from leaderboards.bootstrap import ONE_SEED, Floats, interval, replicates, rng_for, seed_draws
+from leaderboards.errors import LeaderboardError
+from leaderboards.groups import METRICS, Group, pct
+from leaderboards.verdicts import Metric
+
+
+def baseline_deltas(
+    g: Group, base: Group, suites: list[str], resamples: int
+) -> tuple[dict[str, DeltaCell], DeltaCell]:
+    """Per-suite and overall deltas of `g` against `base` (both already aggregated)."""
+    paired = g.seeds == base.seeds
+    seeds = len(g.seeds) if paired else min(len(g.seeds), len(base.seeds))
+    reps: dict[tuple[str, Metric], Floats] = {}
+    if seeds > 1:
+        reps = _paired_reps(g, base, suites, resamples) if paired else _unpaired_reps(g, base)
+    per_suite = {}
+    for suite in suites:
+        cell = {
+            m: _delta(g.means[suite, m] - base.means[suite, m], reps.get((suite, m)), seeds, paired)
+            for m in METRICS
+        }
+        per_suite[suite] = DeltaCell(**cell)
+    overall = {
+        m: _delta(
+            mean(g.means[s, m] - base.means[s, m] for s in suites),
+            np.mean([reps[s, m] for s in suites], axis=0) if reps else None,
+            seeds,
+            paired,
+        )
+        for m in METRICS
+    }
+    return per_suite, DeltaCell(**overall)
+
+
+def _paired_reps(
+    g: Group, base: Group, suites: list[str], resamples: int
+) -> dict[tuple[str, Metric], Floats]:
+    draws = seed_draws(rng_for("paired-seeds", g.kind, g.designer, base.designer), len(g.runs),
+                       resamples)  # fmt: skip
+    reps = {}
+    for suite in suites:
+        for metric in METRICS:
+            strata = []
+            for mine, theirs in zip(g.arrays[suite], base.arrays[suite], strict=True):
+                if mine.ids != theirs.ids:
+                    raise LeaderboardError(
+                        f"{g.designer} and {base.designer} answered different instances of "
+                        f"{suite}: cannot pair them"
+                    )
+                diff = mine.values(metric) - theirs.values(metric)
+                strata.append(mine.strata(diff, mine.mask(None)))
+            rng = rng_for("paired", g.kind, g.designer, base.designer, suite, metric)
+            reps[suite, metric] = replicates(strata, draws, rng)
+    return reps
+
+
+def _unpaired_reps(g: Group, base: Group) -> dict[tuple[str, Metric], Floats]:
+    return {key: g.reps[key] - base.reps[key] for key in g.reps if key in base.reps}
+
+
+def _delta(value: float, reps: Floats | None, seeds: int, paired: bool) -> Delta:
+    if reps is None:
+        return Delta(mean=pct(value), seeds=seeds, paired=paired, note=ONE_SEED)
+    low, high = interval(reps)
+    return Delta(
+        mean=pct(value),
+        low=pct(low),
+        high=pct(high),
+        seeds=seeds,
+        paired=paired,
+        includes_zero=bool(low <= 0 <= high),
+    )

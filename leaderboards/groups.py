@@ -1,0 +1,60 @@
+"""A designer's runs grouped for aggregation, and how a cell is made from resampled values."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from leaderboards.board import Answers, Estimate
+from leaderboards.bootstrap import ONE_SEED, Floats, interval, rng_for, seed_draws
+from leaderboards.readers import LoadedRun
+from leaderboards.verdicts import Metric, SuiteArrays
+
+METRICS: tuple[Metric, ...] = ("valid", "optimal")
+
+
+@dataclass
+class Group:
+    """One designer's runs (sorted by seed), their verdict arrays and resampled Sums."""
+
+    designer: str
+    kind: str
+    runs: list[LoadedRun]
+    arrays: dict[str, list[SuiteArrays]]
+    draws: np.ndarray
+    reps: dict[tuple[str, Metric], Floats] = field(default_factory=dict)
+    means: dict[tuple[str, Metric], float] = field(default_factory=dict)
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        return tuple(run.record.seed for run in self.runs)
+
+
+def pct(x: float) -> float:
+    return round(100 * x, 4)
+
+
+def estimate(mean_: float, reps: Floats | None, seeds: int) -> Estimate:
+    """A cell: the mean, and the interval of `reps` (None: one seed, no interval)."""
+    if reps is None:
+        return Estimate(mean=pct(mean_), seeds=seeds, note=ONE_SEED)
+    low, high = interval(reps)
+    return Estimate(mean=pct(mean_), low=pct(low), high=pct(high), seeds=seeds)
+
+
+def make_groups(runs: Sequence[LoadedRun], answers: Answers, resamples: int) -> list[Group]:
+    by_key: dict[tuple[str, str], list[LoadedRun]] = {}
+    for run in runs:
+        by_key.setdefault((run.record.kind, run.record.designer), []).append(run)
+    groups = []
+    for (kind, designer), mine in sorted(by_key.items()):
+        mine.sort(key=lambda r: r.record.seed)
+        arrays = {
+            name: [SuiteArrays.from_result(r.record.suites[name], answers) for r in mine]
+            for name in mine[0].record.suites
+        }
+        draws = seed_draws(rng_for("seeds", kind, designer), len(mine), resamples)
+        groups.append(Group(designer, kind, mine, arrays, draws))
+    return groups

@@ -1,0 +1,33 @@
+"""How a number reads in a table: one decimal, its interval in brackets, the zero mark."""
+
+from __future__ import annotations
+
+from leaderboards.board import Delta, Estimate
+
+ZERO_MARK = "†"
+ZERO_LEGEND = f"{ZERO_MARK} the 95% interval includes 0: no clear difference from the baseline"
+
+
+def estimate_text(e: Estimate) -> str:
+    """`51.7 [48.2, 55.0]`, or `51.7 [n/a (1 seed)]` when the interval is unknown."""
+    if e.low is None or e.high is None:
+        return f"{e.mean:.1f} [{e.note or 'n/a'}]"
+    return f"{e.mean:.1f} [{e.low:.1f}, {e.high:.1f}]"
+
+
+def delta_text(d: Delta) -> str:
+    """`+3.2 [-1.0, +7.4] †` (the mark where the interval includes 0)."""
+    if d.low is None or d.high is None:
+        return f"{_signed(d.mean)} [{d.note or 'n/a'}]"
+    mark = f" {ZERO_MARK}" if d.includes_zero else ""
+    return f"{_signed(d.mean)} [{_signed(d.low)}, {_signed(d.high)}]{mark}"
+
+
+def _signed(value: float) -> str:
+    """One decimal with its sign; no "-0.0"."""
+    text = f"{value:+.1f}"
+    return "+0.0" if text == "-0.0" else text
+
+
+def number(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"

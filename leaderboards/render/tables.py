@@ -1,0 +1,207 @@
+"""A board as plain tables (title, columns, rows of text, notes): what every text renderer draws.
+
+Terminal, Markdown and HTML draw the same `TextTable`s, so they always agree on content.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from leaderboards.board import Board, Cut, DesignerRow
+from leaderboards.render.cells import ZERO_LEGEND, delta_text, estimate_text, number
+
+CUT_TITLES: dict[Cut, str] = {"size": "map size", "subset": "wait subset", "hole": "hole ratio"}
+RATES = ("valid", "optimal")
+SHORT_FAILURES = {"agent_count": "agents", "illegal_move": "illegal"}
+
+
+@dataclass
+class TextTable:
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    text_columns: int = 1
+    """Leading columns that hold text (left-aligned); the rest are numbers."""
+    notes: list[str] = field(default_factory=list)
+    id: str = ""
+
+
+def board_tables(board: Board, details: Sequence[Cut] = ()) -> list[TextTable]:
+    """The board's tables: main, deltas, chosen details, failures, costs, reference."""
+    tables = []
+    for kind, title in (("designer", "Designers"), ("policy", "Policies (zero-shot)")):
+        rows = [r for r in board.rows if r.kind == kind]
+        if rows:
+            tables.append(_main(board, rows, title, kind))
+    if any(r.delta is not None for r in board.rows):
+        tables.append(_deltas(board))
+    for cut in details:
+        if cut not in board.detail_cuts:
+            raise ValueError(f"the board was built without the {cut!r} cut; add it to details")
+        tables.extend(_details(board, cut))
+    tables.append(_failures(board))
+    tables.append(_costs(board))
+    if board.reference is not None:
+        tables.append(_reference(board))
+        tables.extend(_reference_details(board, details))
+    return tables
+
+
+def provenance_note(board: Board) -> str:
+    versions = sorted({r.package_version for r in board.runs})
+    commits = sorted({r.git_commit[:10] for r in board.runs})
+    return (
+        f"{len(board.runs)} runs, {board.answers.replace('_', '-')} answers; "
+        f"envdesign-bench {', '.join(versions)} ({', '.join(commits)}); "
+        f"board schema {board.schema_version}"
+    )
+
+
+def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextTable:
+    suites = [s.name for s in board.suites]
+    out = []
+    for row in rows:
+        for i, rate in enumerate(RATES):
+            head = [row.designer, row.backend, row.policy, _seeds(row)] if i == 0 else [""] * 4
+            cells = [estimate_text(getattr(row.suites[s], rate)) for s in suites]
+            out.append([*head, rate, *cells, estimate_text(getattr(row.overall, rate))])
+    return TextTable(
+        title=f"{title}: Sum (%), mean over seeds [95% CI]",
+        columns=["designer", "backend", "policy", "seeds", "rate", *suites, "overall"],
+        rows=out,
+        text_columns=5,
+        notes=[
+            "Sum = mean over map sizes of the per-size rate; overall = mean over suites.",
+            f"Intervals: {board.bootstrap.method}; {board.bootstrap.resamples} resamples, "
+            f"rng seed {board.bootstrap.rng_seed}.",
+            provenance_note(board),
+        ],
+        id=f"main-{kind}",
+    )
+
+
+def _seeds(row: DesignerRow) -> str:
+    return ",".join(str(s) for s in row.seeds)
+
+
+def _deltas(board: Board) -> TextTable:
+    suites = [s.name for s in board.suites]
+    out = []
+    for row in board.rows:
+        if row.delta is None or row.delta_overall is None:
+            continue
+        paired = "paired" if row.delta_overall.valid.paired else "unpaired"
+        for i, rate in enumerate(RATES):
+            head = [row.designer, paired] if i == 0 else ["", ""]
+            cells = [delta_text(getattr(row.delta[s], rate)) for s in suites]
+            out.append([*head, rate, *cells, delta_text(getattr(row.delta_overall, rate))])
+    return TextTable(
+        title=f"Minus baseline {board.baseline} (percentage points) [95% CI]",
+        columns=["designer", "pairing", "rate", *suites, "overall"],
+        rows=out,
+        text_columns=3,
+        notes=[ZERO_LEGEND, "paired: same seeds, instance by instance; unpaired: seeds differ."],
+        id="deltas",
+    )
+
+
+def _details(board: Board, cut: Cut) -> list[TextTable]:
+    tables = []
+    for suite in board.suites:
+        cells = [d for d in board.details if d.suite == suite.name and d.cut == cut]
+        keys = list(dict.fromkeys(d.key for d in cells))
+        out = []
+        for row in board.rows:
+            mine = {d.key: d for d in cells if d.designer == row.designer}
+            for i, rate in enumerate(RATES):
+                texts = [estimate_text(getattr(mine[k].rates, rate)) if k in mine else "-"
+                         for k in keys]  # fmt: skip
+                out.append([row.designer if i == 0 else "", rate, *texts])
+        tables.append(
+            TextTable(
+                title=f"{suite.name} by {CUT_TITLES[cut]}: rate (%) [95% CI]",
+                columns=["designer", "rate", *keys],
+                rows=out,
+                text_columns=2,
+                notes=[] if cut == "size" else ["Each cell: mean over map sizes within the cut."],
+                id=f"detail-{suite.name}-{cut}",
+            )
+        )
+    return tables
+
+
+def _failures(board: Board) -> TextTable:
+    types = list(board.failures[0].shares) if board.failures else []
+    rows = [[f.designer, f.suite, number(f.valid), *(number(f.shares[t]) for t in types)]
+            for f in board.failures]  # fmt: skip
+    return TextTable(
+        title="How greedy answers ended (% of answers, seeds pooled)",
+        columns=["designer", "suite", "valid", *(SHORT_FAILURES.get(t, t) for t in types)],
+        rows=rows,
+        text_columns=2,
+        notes=["Each failed answer counts under its first failing check."],
+        id="failures",
+    )
+
+
+def _costs(board: Board) -> TextTable:
+    rows = []
+    for c in board.costs:
+        dollars = f"{c.cost_usd:.4f}" if c.cost_usd is not None else (c.cost_note or "-")
+        tokens = f"{number(c.prompt_tokens, 0)} / {number(c.completion_tokens, 0)}"
+        rows.append([c.designer, str(c.runs), number(c.proposals), number(c.model_calls), tokens,
+                     dollars, number(c.design_seconds_per_round, 2),
+                     number(c.train_seconds_per_round, 2), number(c.run_seconds, 1)])  # fmt: skip
+    return TextTable(
+        title="Designer cost (per run, mean over seeds)",
+        columns=["designer", "runs", "proposals", "calls", "tokens in / out", "USD",
+                 "design s/rnd", "train s/rnd", "run s"],
+        rows=rows,
+        notes=["USD only where every model call reported a price; s/rnd: seconds per round."],
+        id="costs",
+    )  # fmt: skip
+
+
+def _reference(board: Board) -> TextTable:
+    ref = board.reference
+    assert ref is not None
+    suites = list(dict.fromkeys(s for r in ref.rows for s in r.suites))
+    rows = []
+    for r in ref.rows:
+        cells = [f"{r.suites[s].valid:.2f} / {r.suites[s].optimal:.2f}" if s in r.suites else "-"
+                 for s in suites]  # fmt: skip
+        rows.append([r.label, r.designer or "-", r.kind, *cells])
+    return TextTable(
+        title=f"The paper's figures ({ref.label}): Sum valid / optimal (%)",
+        columns=["row", "designer", "kind", *suites],
+        rows=rows,
+        text_columns=3,
+        notes=[f"Source: {ref.source}.", *ref.notes],
+        id="reference",
+    )
+
+
+def _reference_details(board: Board, details: Sequence[Cut]) -> list[TextTable]:
+    """The paper's per-size row (with size details) and variant rows (with subset details)."""
+    ref = board.reference
+    assert ref is not None
+    tables = []
+    label = f"({ref.label})"
+    for row in ref.per_size if "size" in details else ():
+        sizes = list(row.sizes)
+        cells = [f"{row.sizes[k].valid:.2f} / {row.sizes[k].optimal:.2f}" for k in sizes]
+        tables.append(TextTable(
+            title=f"The paper's {row.suite} by map size {label}: valid / optimal (%)",
+            columns=["row", *sizes], rows=[[row.label, *cells]], id="reference-size",
+        ))  # fmt: skip
+    if "subset" in details and ref.variants:
+        subsets = list(ref.variants[0].valid_by_subset)
+        rows = [[v.variant, v.modules, *(f"{v.valid_by_subset[s]:.1f}" for s in subsets)]
+                for v in ref.variants]  # fmt: skip
+        tables.append(TextTable(
+            title=f"The paper's context variants by wait subset {label}: valid (%)",
+            columns=["variant", "context", *subsets], rows=rows, text_columns=2,
+            id="reference-subset",
+        ))  # fmt: skip
+    return tables

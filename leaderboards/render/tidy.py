@@ -1,0 +1,79 @@
+"""The board as CSV: one tidy row per number, for spreadsheets and pandas."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from typing import Any
+
+from leaderboards.board import Board, Delta, Estimate
+
+FIELDS = (
+    "section", "designer", "kind", "backend", "policy", "suite", "cut", "key", "metric",
+    "value", "ci_low", "ci_high", "seeds", "note", "baseline", "delta", "delta_low",
+    "delta_high", "delta_includes_zero", "paired",
+)  # fmt: skip
+
+
+def render_csv(board: Board) -> str:
+    """Rates (`section` rate / detail), failure shares, costs and reported figures."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in _rows(board):
+        writer.writerow(row)
+    return buffer.getvalue()
+
+
+def _rows(board: Board) -> Iterator[dict[str, Any]]:
+    for row in board.rows:
+        who = {"designer": row.designer, "kind": row.kind, "backend": row.backend,
+               "policy": row.policy}  # fmt: skip
+        cells = [*((s, row.suites[s], (row.delta or {}).get(s)) for s in row.suites),
+                 ("overall", row.overall, row.delta_overall)]  # fmt: skip
+        for suite, cell, delta in cells:
+            for metric in ("valid", "optimal"):
+                d = getattr(delta, metric) if delta is not None else None
+                yield {"section": "rate", **who, "suite": suite, "metric": metric,
+                       **_estimate(getattr(cell, metric)), **_delta(board, d)}  # fmt: skip
+    for detail in board.details:
+        for metric in ("valid", "optimal"):
+            yield {"section": "detail", "designer": detail.designer, "suite": detail.suite,
+                   "cut": detail.cut, "key": detail.key, "metric": metric,
+                   **_estimate(getattr(detail.rates, metric))}  # fmt: skip
+    for f in board.failures:
+        for metric, share in {"valid": f.valid, **f.shares}.items():
+            yield {"section": "failure", "designer": f.designer, "suite": f.suite,
+                   "metric": metric, "value": share}  # fmt: skip
+    for c in board.costs:
+        for metric in ("proposals", "model_calls", "prompt_tokens", "completion_tokens",
+                       "cost_usd", "design_seconds_per_round", "train_seconds_per_round",
+                       "run_seconds"):  # fmt: skip
+            note = c.cost_note if metric == "cost_usd" else None
+            yield {"section": "cost", "designer": c.designer, "metric": metric,
+                   "value": getattr(c, metric), "note": note}  # fmt: skip
+    yield from _reference(board)
+
+
+def _estimate(e: Estimate) -> dict[str, Any]:
+    return {"value": e.mean, "ci_low": e.low, "ci_high": e.high, "seeds": e.seeds, "note": e.note}
+
+
+def _delta(board: Board, d: Delta | None) -> dict[str, Any]:
+    if d is None:
+        return {}
+    return {"baseline": board.baseline, "delta": d.mean, "delta_low": d.low,
+            "delta_high": d.high, "delta_includes_zero": d.includes_zero,
+            "paired": d.paired}  # fmt: skip
+
+
+def _reference(board: Board) -> Iterator[dict[str, Any]]:
+    if board.reference is None:
+        return
+    for r in board.reference.rows:
+        for suite, rates in r.suites.items():
+            for metric in ("valid", "optimal"):
+                yield {"section": "reference", "designer": r.designer or r.label,
+                       "kind": r.kind, "suite": suite, "metric": metric,
+                       "value": getattr(rates, metric), "note": board.reference.label}  # fmt: skip

@@ -1,0 +1,112 @@
+"""Aggregation math on hand-built verdicts whose right answers are known."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboards import ONE_SEED, LeaderboardError, build_board, render
+from leaderboards.render.cells import ZERO_MARK
+from tests.leaderboards.handmade import rates, run
+
+FAST = 400  # bootstrap resamples: enough for the properties tested, quick on 2 cores
+
+
+def test_sum_is_the_mean_over_sizes_of_the_per_size_rate() -> None:
+    # seed 0: size 3 3/4 valid (75%), size 4 0/2 (0%) -> Sum 37.5 (the pooled rate would be 50)
+    # seed 1: size 3 1/4 (25%), size 4 2/2 (100%) -> Sum 62.5; mean over seeds 50.0
+    runs = [
+        run("random", 0, rates({3: (4, 3, 2), 4: (2, 0, 0)})),
+        run("random", 1, rates({3: (4, 1, 1), 4: (2, 2, 1)})),
+    ]
+    row = build_board(runs, resamples=FAST).rows[0]
+    assert row.suites["3agents"].valid.mean == pytest.approx(50.0)
+    # optimal: seed 0 (50% + 0%)/2 = 25; seed 1 (25% + 50%)/2 = 37.5; mean 31.25
+    assert row.suites["3agents"].optimal.mean == pytest.approx(31.25)
+    assert row.seeds == (0, 1) and row.backend == "cpu" and row.policy == "mlp"
+
+
+def test_overall_is_the_mean_over_suites() -> None:
+    three, four = rates({3: (10, 5, 5)}), rates({4: (10, 1, 0)})
+    runs = [run("random", s, three, **{"4agents": four}) for s in (0, 1)]
+    row = build_board(runs, resamples=FAST).rows[0]
+    assert row.suites["3agents"].valid.mean == 50.0 and row.suites["4agents"].valid.mean == 10.0
+    assert row.overall.valid.mean == pytest.approx(30.0)
+    assert row.overall.optimal.mean == pytest.approx(25.0)
+
+
+def test_interval_contains_the_mean_and_shrinks_with_more_instances() -> None:
+    def width(n: int) -> float:
+        runs = [run("random", s, rates({3: (n, n * 3 // 10 + s, n // 10), 4: (n, n // 2, 0)}))
+                for s in range(3)]  # fmt: skip
+        cell = build_board(runs, resamples=FAST).rows[0].suites["3agents"].valid
+        assert cell.low is not None and cell.high is not None
+        assert cell.low <= cell.mean <= cell.high
+        return cell.high - cell.low
+
+    assert width(400) < width(40) / 2
+
+
+def test_one_seed_says_the_interval_is_unknown() -> None:
+    board = build_board([run("random", 0, rates({3: (10, 4, 2)}))], resamples=FAST)
+    cell = board.rows[0].suites["3agents"].valid
+    assert cell.low is None and cell.high is None and cell.note == ONE_SEED == "n/a (1 seed)"
+    for fmt in ("terminal", "markdown", "html"):
+        assert "40.0 [n/a (1 seed)]" in render(board, fmt)  # type: ignore[arg-type]
+
+
+def test_delta_against_the_baseline_and_the_zero_mark() -> None:
+    runs = []
+    for seed in range(3):
+        runs.append(run("random", seed, rates({3: (100, 10 + seed, 5), 4: (100, 20, 10)})))
+        runs.append(run("better", seed, rates({3: (100, 90 - seed, 50), 4: (100, 80, 40)})))
+        runs.append(run("same", seed, rates({3: (100, 11 + seed, 5), 4: (100, 20, 10)})))
+    board = build_board(runs, resamples=FAST)
+    rows = {r.designer: r for r in board.rows}
+    assert rows["random"].delta is None
+    better = rows["better"].delta_overall
+    assert better is not None and better.valid.paired
+    # 3agents: (89 - 11) mean 78 points; 4agents: 60 points; overall 69
+    assert better.valid.mean == pytest.approx(69.0)
+    assert better.valid.includes_zero is False
+    same = rows["same"].delta_overall
+    assert same is not None and same.valid.includes_zero is True
+    text = render(board, "markdown")
+    assert "+69.0 [" in text and ZERO_MARK in text
+
+
+def test_unpaired_delta_when_seeds_differ_and_unknown_with_one_seed() -> None:
+    runs = [run("random", s, rates({3: (50, 10, 5)})) for s in (0, 1)]
+    runs += [run("other", s, rates({3: (50, 30, 5)})) for s in (5, 6)]
+    runs += [run("lonely", 9, rates({3: (50, 30, 5)}))]
+    rows = {r.designer: r for r in build_board(runs, resamples=FAST).rows}
+    other, lonely = rows["other"].delta_overall, rows["lonely"].delta_overall
+    assert other is not None and not other.valid.paired and other.valid.low is not None
+    assert lonely is not None and lonely.valid.note == ONE_SEED and lonely.valid.low is None
+
+
+def test_detail_cuts_and_failure_shares() -> None:
+    # size 3: 6 instances, subsets cycle wr_025, wr_050, wr_075; the first 3 are valid
+    board = build_board([run("random", 0, rates({3: (6, 3, 0), 4: (3, 3, 3)}))], resamples=FAST)
+    cells = {(d.cut, d.key): d for d in board.details}
+    assert cells["size", "3"].rates.valid.mean == 50.0 and cells["size", "3"].instances == 6
+    # wr_025 holds instances 0 and 3 of size 3 (1 of 2 valid) and instance 0 of size 4 (valid)
+    assert cells["subset", "wr_025"].rates.valid.mean == pytest.approx(75.0)
+    assert cells["hole", "0.1"].instances == 3  # instances 0 and 5 of size 3, 0 of size 4
+    (failures,) = board.failures
+    assert failures.answers == 9 and failures.valid == pytest.approx(600 / 9, abs=1e-3)
+    assert failures.shares["conflict"] == pytest.approx(300 / 9, abs=1e-3)
+
+
+def test_boards_are_reproducible() -> None:
+    runs = [run("random", s, rates({3: (30, 10 + s, 5)})) for s in range(3)]
+    first = build_board(runs, resamples=FAST).model_dump_json()
+    assert build_board(list(reversed(runs)), resamples=FAST).model_dump_json() == first
+
+
+def test_a_missing_baseline_is_a_note_or_an_error_when_asked_for() -> None:
+    runs = [run("uniform", s, rates({3: (10, 1, 1)})) for s in (0, 1)]
+    board = build_board(runs, resamples=FAST)
+    assert board.baseline is None and board.baseline_note is not None
+    assert "'random' is not among the runs" in board.baseline_note
+    with pytest.raises(LeaderboardError, match="pass --baseline"):
+        build_board(runs, baseline="random", strict_baseline=True, resamples=FAST)

@@ -1,0 +1,105 @@
+"""Reading real run directories, and every kind of bad input as one line naming the run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+import pytest
+
+from harness.summary import size_mean
+from leaderboards import LeaderboardError, build_board, load_runs
+
+FAST = 400
+
+
+def test_a_root_yields_every_run_and_the_board_reuses_size_mean(compare_root: Path) -> None:
+    runs = load_runs([compare_root])
+    assert sorted((r.record.designer, r.record.seed) for r in runs) == [
+        ("random", 0), ("random", 1), ("uniform", 0), ("uniform", 1)]  # fmt: skip
+    assert all(r.record.suites["3agents"].content_sha256 for r in runs)
+    board = build_board(runs, resamples=FAST)
+    for row in board.rows:
+        mine = [r.record.suites["3agents"] for r in runs if r.record.designer == row.designer]
+        assert row.suites["3agents"].valid.mean == pytest.approx(
+            100 * mean(size_mean(s)[0] for s in mine), abs=1e-3)  # fmt: skip
+        # the verdict-based size cuts agree with the record's own per-size report
+        for detail in (d for d in board.details if d.designer == row.designer and d.cut == "size"):
+            per_size = [s.greedy.per_size[int(detail.key)].valid_rate for s in mine]
+            assert detail.rates.valid.mean == pytest.approx(100 * mean(per_size), abs=1e-3)
+    assert {r.path for r in board.runs} == {str(r.path) for r in runs}
+
+
+def test_result_files_and_overlapping_paths_are_read_once(compare_root: Path) -> None:
+    one = compare_root / "quick" / "random" / "seed-0"
+    runs = load_runs([one / "result.json", one, compare_root / "quick" / "random"])
+    assert sorted(r.record.seed for r in runs) == [0, 1]
+
+
+def _copy(compare_root: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "runs"
+    shutil.copytree(compare_root, target)
+    return target
+
+
+def _edit(path: Path, change: Any) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def _one_line_error(paths: list[Path], *expected: str) -> str:
+    with pytest.raises(LeaderboardError) as caught:
+        build_board(load_runs(paths), resamples=FAST)
+    message = str(caught.value)
+    assert "\n" not in message
+    for part in expected:
+        assert part in message, message
+    return message
+
+
+def test_unfinished_runs_say_how_far_they_got(compare_root: Path, tmp_path: Path) -> None:
+    root = _copy(compare_root, tmp_path)
+    run = root / "quick" / "uniform" / "seed-1"
+    (run / "result.json").unlink()
+    _one_line_error([root], str(run), "unfinished run", "all 1 rounds finished", "--resume")
+    (run / "round-000" / "round.json").unlink()
+    _one_line_error([run], str(run), "0 of 1 rounds finished")
+    _one_line_error([tmp_path / "nowhere"], "nowhere: no such file or directory")
+    _one_line_error([run / "round-000"], "no runs under it")
+
+
+def test_another_schema_version_or_damaged_json_is_refused(
+    compare_root: Path, tmp_path: Path
+) -> None:
+    root = _copy(compare_root, tmp_path)
+    run = root / "quick" / "random" / "seed-0"
+    _edit(run / "result.json", lambda d: d.update(schema_version="2"))
+    _one_line_error([run], str(run), "result schema '2'", "reads schema '1'")
+    (run / "result.json").write_text('{"schema_version": "1", ')
+    _one_line_error([root], str(run), "not valid JSON", "line 1")
+
+
+def test_mixed_benchmarks_or_configs_name_both_runs(compare_root: Path, tmp_path: Path) -> None:
+    root = _copy(compare_root, tmp_path)
+    a, b = root / "quick" / "random" / "seed-0", root / "quick" / "uniform" / "seed-1"
+
+    def other_manifest(d: dict[str, Any]) -> None:
+        d["suites"]["3agents"]["content_sha256"] = "0" * 64
+
+    _edit(b / "result.json", other_manifest)
+    _one_line_error([a, b], str(a), str(b), "different versions of benchmark 3agents")
+    shutil.copy(compare_root / "quick" / "uniform" / "seed-1" / "result.json", b)
+    _edit(b / "result.json", lambda d: d["experiment"].update(rounds=3))
+    _one_line_error([a, b], str(a), str(b), "different experiments (rounds: 1 vs 3)")
+    _edit(b / "result.json", lambda d: d.update(suites={"4agents": d["suites"]["3agents"]}))
+    _one_line_error([a, b], "benchmark suites 3agents but", "has 4agents")
+
+
+def test_the_same_run_twice_under_two_names_is_refused(compare_root: Path, tmp_path: Path) -> None:
+    root = _copy(compare_root, tmp_path)
+    shutil.copytree(root / "quick", root / "quick-again")
+    _one_line_error([root], "are both random seed 0")
