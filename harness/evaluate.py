@@ -31,9 +31,19 @@ def suite_result(backend: Backend, suite: BenchmarkSuite, best_of: int, seed: in
     instances = [item.instance for item in suite.items]
     greedy = backend.respond(instances, samples=1, greedy=True, seed=seed)
     sampled = backend.respond(instances, samples=best_of, greedy=False, seed=seed + 1)
+    return score_suite(suite, [texts[0] for texts in greedy], sampled, best_of)
+
+
+def score_suite(
+    suite: BenchmarkSuite, greedy: Sequence[str], sampled: Sequence[Sequence[str]], best_of: int
+) -> SuiteResult:
+    """A suite's result from given answers: one greedy answer and `best_of` samples per item.
+
+    Shared by the round loop (a backend's answers) and `harness eval` (a zero-shot policy's).
+    """
     rows, greedy_scored, best_scored = [], [], []
     for item, first, many in zip(suite.items, greedy, sampled, strict=True):
-        verdict = judge(item.instance, first[0])
+        verdict = judge(item.instance, first)
         best = _best(item.instance, many)
         greedy_scored.append((item.size, verdict))
         best_scored.append((item.size, best))

@@ -91,6 +91,11 @@ class ResultRecord(BaseModel):
     rounds: tuple[RoundResult, ...]
     suites: dict[str, SuiteResult]
     seconds: float
+    notes: tuple[str, ...] = Field(
+        default=(),
+        description="What a reader should know about how the record was made, e.g. a zero-shot "
+        "evaluation's failed requests and cached answers (empty in older records).",
+    )
 
 
 def stamp() -> dict[str, str]:

@@ -3,6 +3,7 @@
     runs = load_runs([Path("runs/quick")])       # result.json files, run dirs or roots
     board = build_board(runs, baseline="random")  # refuses incompatible runs
     print(render(board, "markdown", details=["size"]))
+    publish_site(runs, Path("site"), reference=True)  # static site: tables, plots, run pages
 
 Boards are built from `ResultRecord`s alone. Intervals come from a two-level bootstrap over
 seeds and instances (`leaderboards.bootstrap` documents it); `Board` is a versioned pydantic
@@ -34,6 +35,7 @@ from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun, discover, load_run, load_runs
 from leaderboards.reference import load_reference
 from leaderboards.render import FORMATS, Format, board_tables, render, terminal_renderable
+from leaderboards.site import SiteResult, publish_site
 
 __all__ = [
     "BOARD_SCHEMA_VERSION",
@@ -57,6 +59,7 @@ __all__ = [
     "RateCell",
     "ReferenceBoard",
     "RunRef",
+    "SiteResult",
     "SuiteInfo",
     "board_json_schema",
     "board_tables",
@@ -66,6 +69,7 @@ __all__ = [
     "load_reference",
     "load_run",
     "load_runs",
+    "publish_site",
     "render",
     "terminal_renderable",
 ]

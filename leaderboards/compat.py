@@ -22,7 +22,8 @@ FREE_FIELDS = ("name", "designers", "seeds", "designer_options")
 
 def shared_experiment(run: LoadedRun) -> dict[str, Any]:
     """A run's experiment config without the fields a board lets differ."""
-    return {k: v for k, v in run.record.experiment.items() if k not in FREE_FIELDS}
+    free = (*FREE_FIELDS, "policy") if run.record.kind == "policy" else FREE_FIELDS  # its model
+    return {k: v for k, v in run.record.experiment.items() if k not in free}
 
 
 def check_compatible(runs: Sequence[LoadedRun]) -> None:

@@ -1,4 +1,4 @@
-"""`harness leaderboard ...`: boards from run directories (tables now; plots and site later)."""
+"""`harness leaderboard ...`: boards from run directories (tables, JSON schema, static site)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from leaderboards import (
     render,
     terminal_renderable,
 )
+from leaderboards.site import publish_site
 from leaderboards.verdicts import CUTS
 
 app = typer.Typer(help="Leaderboards built from run directories.", no_args_is_help=True)
@@ -86,6 +87,48 @@ def show_cmd(
         wide.print(terminal_renderable(board, cuts))
     else:
         typer.echo(render(board, cast(Format, fmt), cuts), nl=False)
+
+
+@app.command("publish")
+def publish_cmd(
+    runs: Annotated[
+        list[Path], typer.Argument(help="Run directories, result.json files, or roots above them.")
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(help="Directory of the site: new, empty, or an earlier site (replaced)."),
+    ],
+    baseline: Annotated[
+        str | None,
+        typer.Option(help="Designer the deltas are against [default: random, when present]."),
+    ] = None,
+    reference: Annotated[
+        bool, typer.Option(help="Show the paper's reported figures beside the runs.")
+    ] = False,
+    best_of: Annotated[
+        bool, typer.Option("--best-of", help="Best-of-n answers instead of greedy.")
+    ] = False,
+    resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = RESAMPLES,
+    title: Annotated[str, typer.Option(help="The site's title.")] = "Designer leaderboard",
+) -> None:
+    """A static site (tables, plots, a page per run with its transcripts) that opens offline."""
+    try:
+        result = publish_site(
+            load_runs(runs),
+            out,
+            baseline=baseline or "random",
+            strict_baseline=baseline is not None,
+            answers="best_of" if best_of else "greedy",
+            resamples=resamples,
+            reference=reference,
+            title=title,
+        )
+    except (LeaderboardError, ImportError) as err:  # ImportError: matplotlib, naming the extra
+        raise fail(escape(str(err))) from None
+    console.print(
+        f"site written to {escape(str(out))}/ ({len(result.files)} files, "
+        f"{len(result.board.runs)} runs): open {escape(str(out / 'index.html'))}"
+    )
 
 
 @app.command("schema")

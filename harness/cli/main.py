@@ -8,6 +8,7 @@ import typer
 
 from harness.cli.designers import app as designers_app
 from harness.cli.env import app as env_app
+from harness.cli.eval import eval_cmd
 from harness.cli.leaderboard import app as leaderboard_app
 from harness.cli.run import compare_cmd, run_cmd
 from harness.cli.runs import app as runs_app
@@ -25,6 +26,7 @@ app.add_typer(runs_app, name="runs")
 app.add_typer(leaderboard_app, name="leaderboard")
 app.command("run")(run_cmd)
 app.command("compare")(compare_cmd)
+app.command("eval")(eval_cmd)
 
 
 def _print_version(value: bool) -> None:

@@ -3,7 +3,9 @@
 The LLM designers reach it through LiteLLM exactly as they reach vLLM (``hosted_vllm/<model>``
 or ``openai/<model>`` with ``api_base``), so the whole path -- HTTP, headers, JSON, timeouts,
 status codes -- is exercised without a provider. Each test queues the responses it wants
-(`Reply`) and reads back the requests the server received (`server.requests`).
+(`Reply`), or sets a `responder` that answers from the request itself (for concurrent
+clients, whose requests arrive in any order), and reads back the requests the server received
+(`server.requests`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +65,8 @@ class ScriptedServer:
         self.replies: deque[Reply] = deque()
         self.requests: list[Received] = []
         self.default = Reply(content=scripted_good_answer())
+        self.responder: Callable[[dict[str, Any]], Reply | str | None] | None = None
+        """Answers a request body before the queue is consulted; None falls through to it."""
         self.port = _free_port()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -80,6 +85,7 @@ class ScriptedServer:
     def reset(self) -> None:
         self.replies.clear()
         self.requests.clear()
+        self.responder = None
 
     def start(self) -> None:
         self._thread.start()
@@ -105,13 +111,19 @@ class ScriptedServer:
     async def _chat(self, request: web.Request) -> web.Response:
         body = await request.json()
         self.requests.append(Received(request.path, dict(request.headers), body))
-        reply = self.replies.popleft() if self.replies else self.default
+        reply = self._reply(body)
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
         if reply.status != 200:
             error = {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
             return web.json_response(error, status=reply.status, headers=reply.headers)
         return web.json_response(_completion(body, reply), headers=reply.headers)
+
+    def _reply(self, body: dict[str, Any]) -> Reply:
+        answer = self.responder(body) if self.responder is not None else None
+        if answer is not None:
+            return Reply(content=answer) if isinstance(answer, str) else answer
+        return self.replies.popleft() if self.replies else self.default
 
 
 def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:

@@ -1,19 +1,24 @@
-"""Fixtures of the designer tests: a scripted OpenAI-compatible server, and a sample context."""
+"""Fixtures shared by the test packages: the scripted OpenAI-compatible server (LLM designers in
+tests/designers, zero-shot policies in tests/harness)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from tests.designers.openai_server import ScriptedServer
+if TYPE_CHECKING:
+    from tests.designers.openai_server import ScriptedServer
 
 
 @pytest.fixture(scope="session")
 def _server_process() -> Iterator[ScriptedServer]:
+    from tests.designers.openai_server import ScriptedServer  # aiohttp only where it is used
+
     server = ScriptedServer()
     server.start()
     yield server

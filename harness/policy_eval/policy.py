@@ -1,0 +1,164 @@
+"""Which policy answers: a LiteLLM model (alias or `llm:<model>`), a served model, or a checkpoint.
+
+`--policy gpt` (any alias of the LLM designers' ``models.yaml``) and `--policy llm:<model>` go
+through LiteLLM to the provider; `--base-url URL --policy NAME` asks an OpenAI-compatible server
+(vLLM, a gateway) for model NAME; `--checkpoint DIR` loads a CPU learner checkpoint. Keys come
+only from the environment: a variable is named (`--api-key-env`), never its value.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from designers.llm.client import Target, require_litellm
+from designers.llm.factories import model_aliases
+from harness.policy_eval.errors import PolicyEvalError
+from harness.run_dir import safe_name
+
+PolicyBackend = Literal["litellm", "openai", "cpu"]
+CHECKPOINT_FILES = ("cpu_policy.pt", "cpu_settings.json")
+
+
+class PolicySpec(BaseModel):
+    """A resolved policy: its board name, how it is reached, and the model it is."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="Shown on boards (the record's designer field).")
+    backend: PolicyBackend
+    model: str = Field(description="LiteLLM model string, or the checkpoint directory.")
+    base_url: str | None = None
+    api_key_env: str | None = Field(default=None, description="The key's variable, not the key.")
+
+    @property
+    def dir_name(self) -> str:
+        """Its directory under runs/policies/: the model's name, made safe for a path."""
+        return safe_name(self.name if self.backend == "cpu" else self.model)
+
+    def target(self) -> Target:
+        if self.backend == "cpu":
+            raise ValueError("a CPU checkpoint is not reached through LiteLLM")
+        return Target(model=self.model, api_base=self.base_url, api_key_env=self.api_key_env)
+
+    def options(self) -> dict[str, str | None]:
+        """How it was reached, for the record (no secret: the variable's name only)."""
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+        }
+
+
+def resolve_policy(
+    policy: str | None,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    checkpoint: Path | None = None,
+    name: str | None = None,
+) -> PolicySpec:
+    """The policy the command line names; `PolicyEvalError` says what is missing or unknown."""
+    if checkpoint is not None:
+        if base_url is not None:
+            raise PolicyEvalError("give --checkpoint or --base-url, not both")
+        return PolicySpec(
+            name=name or policy or checkpoint_name(checkpoint),
+            backend="cpu",
+            model=str(checkpoint),
+        )
+    if not policy:
+        raise PolicyEvalError(
+            "--policy is required: a models.yaml alias (e.g. gpt), llm:<litellm model>, a model "
+            "served at --base-url, or give --checkpoint DIR"
+        )
+    if base_url is not None:
+        served = policy.removeprefix("llm:")
+        return PolicySpec(
+            name=name or served,
+            backend="openai",
+            model=f"openai/{served}",
+            base_url=base_url,
+            api_key_env=api_key_env,
+        )
+    if policy.startswith("llm:"):
+        model = policy.removeprefix("llm:").strip()
+        if not model:
+            raise PolicyEvalError("llm: needs a model: llm:<litellm model>, e.g. llm:openai/gpt-4o")
+        return PolicySpec(
+            name=name or policy, backend="litellm", model=model, api_key_env=api_key_env
+        )
+    aliases = model_aliases()
+    if policy not in aliases:
+        close = difflib.get_close_matches(policy, aliases, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise PolicyEvalError(
+            f"unknown policy {policy!r}: {hint}use an alias in models.yaml "
+            f"({', '.join(sorted(aliases))}), llm:<litellm model>, --base-url URL with the "
+            "served model's name, or --checkpoint DIR"
+        )
+    return PolicySpec(
+        name=name or policy,
+        backend="litellm",
+        model=aliases[policy]["model"],
+        api_key_env=api_key_env,
+    )
+
+
+def checkpoint_name(checkpoint: Path) -> str:
+    """`runs/quick/random/seed-0/round-019/checkpoint` -> `cpu:quick/random/seed-0/round-019`."""
+    parts = checkpoint.resolve().parts
+    if parts and parts[-1] == "checkpoint":
+        parts = parts[:-1]
+    return "cpu:" + "/".join(parts[-4:])
+
+
+def check_ready(spec: PolicySpec) -> None:
+    """Fail before any request when the policy cannot be reached as configured."""
+    if spec.backend == "cpu":
+        folder = Path(spec.model)
+        missing = [f for f in CHECKPOINT_FILES if not (folder / f).is_file()]
+        if missing:
+            raise PolicyEvalError(
+                f"{folder} is not a CPU learner checkpoint (no {', '.join(missing)}); give a "
+                "run's round-NNN/checkpoint directory"
+            )
+        return
+    if spec.api_key_env is not None and not os.environ.get(spec.api_key_env):
+        raise PolicyEvalError(
+            f"--api-key-env {spec.api_key_env}: that environment variable is not set; export the "
+            "key in it (keys are read from the environment only)"
+        )
+    try:
+        require_litellm()
+    except ImportError as err:
+        raise PolicyEvalError(str(err)) from None
+    if spec.backend == "litellm":
+        _check_provider(spec)
+
+
+def _check_provider(spec: PolicySpec) -> None:
+    """LiteLLM knows the model's provider, and (unless a key variable is named) its key is set."""
+    import litellm
+
+    try:
+        litellm.get_llm_provider(spec.model)
+    except Exception:
+        raise PolicyEvalError(
+            f"LiteLLM does not know the provider of {spec.model!r}: write it as "
+            "provider/model, e.g. llm:openai/gpt-4o"
+        ) from None
+    if spec.api_key_env is not None:
+        return
+    found = litellm.validate_environment(spec.model)
+    if not found.get("keys_in_environment", True):
+        keys = " or ".join(found.get("missing_keys") or ["its API key"])
+        raise PolicyEvalError(
+            f"{spec.name} ({spec.model}) needs {keys} in the environment (or name another "
+            "variable with --api-key-env)"
+        )

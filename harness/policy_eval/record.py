@@ -1,0 +1,154 @@
+"""The `policy` record of a zero-shot evaluation: what was asked, how, and what it cost.
+
+Boards compare a record's `experiment` with the other policies' (see
+`leaderboards.compat`), so it holds only what must match for a fair comparison -- suites, the
+subset limit, sampling, prompt version -- while how this policy was reached (model, endpoint,
+request limits) goes under `designer_options[<policy>]`, and what happened (cached answers,
+failed requests, tokens) goes in `notes`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.policy_eval.cache import CACHE_FILE, CachedAnswer
+from harness.policy_eval.policy import PolicySpec
+from harness.policy_eval.settings import Requests, Sampling
+from harness.records import ResultRecord, SuiteResult, stamp
+from harness.run_dir import RESULT_FILE
+from mapf_env import PROMPT_VERSION
+from mapf_env.export import atomic_write_bytes
+
+EXPERIMENT_NAME = "zero-shot"
+
+
+@dataclass
+class Usage:
+    """Where a model's answers came from and what they cost."""
+
+    dropped_tail: bool = False
+    new: int = 0
+    cached: int = 0
+    retried: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    priced: int = 0
+    failed: dict[str, int] = field(default_factory=dict)
+    asked: dict[str, int] = field(default_factory=dict)
+
+    def add(self, answer: CachedAnswer, *, cached: bool) -> None:
+        if cached:
+            self.cached += 1
+        else:
+            self.new += 1
+        self.retried += bool(answer.retries)
+        self.prompt_tokens += answer.prompt_tokens
+        self.completion_tokens += answer.completion_tokens
+        if answer.cost_usd is not None:
+            self.cost_usd += answer.cost_usd
+            self.priced += 1
+
+    def notes(self) -> list[str]:
+        total, answers = sum(self.failed.values()), self.new + self.cached
+        lines = [f"answers: {self.new} asked in this run, {self.cached} from the answer cache "
+                 f"({CACHE_FILE})"]  # fmt: skip
+        if total:
+            where = ", ".join(f"{suite} {n}" for suite, n in self.failed.items() if n)
+            lines.append(
+                f"{total} of {sum(self.asked.values())} requests failed after retries and were "
+                f"scored as empty (unparsable) answers ({where}); rerun the same command to ask "
+                "them again"
+            )
+        else:
+            lines.append("no request failed after retries")
+        if self.retried:
+            lines.append(f"{self.retried} answers needed retries (rate limits, 5xx, timeouts)")
+        if self.dropped_tail:
+            lines.append("the cache's last line was damaged (an interrupted write) and ignored")
+        cost = (
+            f"${self.cost_usd:.4f}"
+            if answers and self.priced == answers
+            else f"not recorded ({self.priced} of {answers} answers priced)"
+        )
+        lines.append(
+            f"tokens: {self.prompt_tokens} prompt, {self.completion_tokens} completion; cost {cost}"
+        )
+        return lines
+
+
+def make_record(
+    spec: PolicySpec,
+    results: dict[str, SuiteResult],
+    *,
+    sampling: Sampling,
+    requests: Requests,
+    limit: int | None,
+    seed: int,
+    usage: Usage | None,
+    seconds: float,
+) -> ResultRecord:
+    """The record; `usage` is None for a CPU checkpoint (no model calls)."""
+    options: dict[str, Any] = spec.options()
+    if spec.backend != "cpu":
+        options["requests"] = requests.model_dump()
+    experiment: dict[str, Any] = {
+        "name": EXPERIMENT_NAME,
+        "policy": spec.model,
+        "designers": [spec.name],
+        "seeds": [seed],
+        "designer_options": {spec.name: options},
+        "benchmarks": list(results),
+        "limit": limit,
+        "best_of": sampling.samples,
+        "sampling": sampling.model_dump(),
+        "prompt_version": PROMPT_VERSION,
+    }
+    return ResultRecord(
+        **stamp(),
+        kind="policy",
+        experiment=experiment,
+        designer=spec.name,
+        seed=seed,
+        backend=spec.backend,
+        initial_source="shared",
+        rounds=(),
+        suites=results,
+        seconds=round(seconds, 3),
+        notes=tuple(_notes(spec, sampling, limit, seed, usage)),
+    )
+
+
+def _notes(
+    spec: PolicySpec, sampling: Sampling, limit: int | None, seed: int, usage: Usage | None
+) -> list[str]:
+    n = sampling.samples
+    if spec.backend == "cpu":
+        lines = [
+            f"zero-shot: CPU learner checkpoint {spec.model}; greedy is its greedy rollout and "
+            f"best of {n} is over {n} sampled rollouts (seed {seed + 1}), as the round loop "
+            "scores checkpoints"
+        ]
+    else:
+        same = "; with one sample, best-of-n equals greedy" if n == 1 else ""
+        lines = [
+            f"zero-shot: {spec.model} via {spec.backend} answered each prompt {n} time(s); "
+            f"greedy is scored on the first answer and best of {n} over all{same}"
+        ]
+    if limit is not None:
+        lines.append(
+            f"a stratified subset of at most {limit} instances per suite (--limit): not "
+            "comparable with full-suite records"
+        )
+    if usage is not None:
+        lines += usage.notes()
+    return lines
+
+
+def write_record(directory: Path, record: ResultRecord) -> Path:
+    """Write ``result.json`` atomically; its path."""
+    path = directory / RESULT_FILE
+    atomic_write_bytes(path, record.model_dump_json(indent=2).encode("utf-8"))
+    return path

@@ -1,0 +1,12 @@
+"""The static leaderboard site: `harness leaderboard publish RUNS... --out site/`.
+
+    result = publish_site(load_runs([Path("runs/quick")]), Path("site"), reference=True)
+
+`leaderboards.site.build` documents the layout; the site opens from disk with no network.
+Plots need matplotlib (`pip install 'envdesign-bench[site]'`).
+"""
+
+from leaderboards.site.build import SITE_SCHEMA_VERSION, SiteResult, publish_site
+from leaderboards.site.output import MANIFEST, is_site
+
+__all__ = ["MANIFEST", "SITE_SCHEMA_VERSION", "SiteResult", "is_site", "publish_site"]

@@ -1,0 +1,135 @@
+"""What a run page shows: its rounds, the designer's proposals and transcripts, its raw files.
+
+Everything here is plain data for the templates; model text stays text (the templates
+autoescape it), so a transcript can never add markup or scripts to a page.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from designers import Proposal
+from harness.records import ResultRecord, RoundResult
+from harness.run_dir import RESULT_FILE, ROUND_FILE, RUN_FILE, safe_name
+from harness.summary import size_mean
+from leaderboards.readers import LoadedRun
+
+RAW_FILES = (RUN_FILE, RESULT_FILE)
+ROUND_FILES = (ROUND_FILE, "config.yaml", "curves.jsonl")
+MAX_RAW_BYTES = 32 * 1024 * 1024
+"""Raw files above this size are listed but not copied into the site (checkpoints never are)."""
+
+
+@dataclass(frozen=True)
+class RawFile:
+    label: str
+    href: str | None
+    """Relative to the site root; None when the file was not copied (`note` says why)."""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class RoundView:
+    round: RoundResult
+    valid: float
+    optimal: float
+    answers: int
+    proposal: Proposal | None
+    changes: str
+    config_yaml: str
+
+
+@dataclass
+class RunView:
+    """One run's page."""
+
+    run: LoadedRun
+    slug: str
+    page: str
+    plot: str | None
+    rounds: list[RoundView]
+    sums: list[tuple[str, float, float]]
+    files: list[RawFile] = field(default_factory=list)
+
+    @property
+    def record(self) -> ResultRecord:
+        return self.run.record
+
+    @property
+    def title(self) -> str:
+        return f"{self.record.designer}, seed {self.record.seed}"
+
+
+def designer_slugs(keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """A file-name-safe slug per (kind, designer): `llm:openai/gpt-4o` -> `llm_openai_gpt-4o`.
+
+    Zero-shot policies get a `policy-` prefix; names that collide once made safe (or differ only
+    in case) get a numbered suffix.
+    """
+    slugs: dict[tuple[str, str], str] = {}
+    taken: set[str] = set()
+    for kind, name in sorted(set(keys)):
+        base = safe_name(name).strip("._") or "designer"
+        base = base if kind == "designer" else f"policy-{base}"
+        slug, n = base, 2
+        while slug.lower() in taken:
+            slug, n = f"{base}-{n}", n + 1
+        taken.add(slug.lower())
+        slugs[kind, name] = slug
+    return slugs
+
+
+def run_view(run: LoadedRun, slug: str, answers_best_of: bool) -> RunView:
+    record = run.record
+    run_slug = f"{slug}-seed-{record.seed}"
+    rounds = [
+        RoundView(
+            round=r,
+            valid=100 * r.validation.overall.valid_rate,
+            optimal=100 * r.validation.overall.optimal_rate,
+            answers=r.validation.overall.n,
+            proposal=r.proposal,
+            changes=json.dumps(r.proposal.changes, indent=2, sort_keys=True) if r.proposal else "",
+            config_yaml=r.config.to_yaml(),
+        )
+        for r in record.rounds
+    ]
+    sums = []
+    for name, suite in record.suites.items():
+        valid, optimal = size_mean(suite, answers_best_of)
+        sums.append((name, 100 * valid, 100 * optimal))
+    return RunView(
+        run=run,
+        slug=run_slug,
+        page=f"runs/{run_slug}.html",
+        plot=f"plots/trajectory-{run_slug}.svg" if record.rounds else None,
+        rounds=rounds,
+        sums=sums,
+    )
+
+
+def copy_raw_files(view: RunView, site: Path) -> None:
+    """Copy the run's small files into `site/files/<run>/`, keeping the run directory's layout."""
+    source = view.run.path
+    target = f"files/{view.slug}"
+    names = list(RAW_FILES)
+    for r in view.record.rounds:
+        names.extend(f"round-{r.round:03d}/{name}" for name in ROUND_FILES)
+    for name in names:
+        path = source / name
+        if not path.is_file():
+            if name in RAW_FILES:
+                view.files.append(RawFile(name, None, "not in the run directory"))
+            continue
+        size = path.stat().st_size
+        if size > MAX_RAW_BYTES:
+            view.files.append(RawFile(name, None, f"not copied ({size / 2**20:.0f} MiB)"))
+            continue
+        destination = site / target / name
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, destination)
+        view.files.append(RawFile(name, f"{target}/{name}"))

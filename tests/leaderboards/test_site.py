@@ -1,0 +1,228 @@
+"""`harness leaderboard publish`: the static site, its safety, and the site in headless Chromium.
+
+The site is built from the tiny real comparison in conftest.py, with one proposal given a hostile
+model transcript (markup, a script, an image that would fetch). The browser test opens every
+page from file:// in Debian's chromium (driven over the DevTools pipe, `chromium.py`) and checks
+no console errors, no request leaves file://, the tables are there, every plot loads, every link
+resolves, and none of the hostile text became markup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from typer.testing import CliRunner
+
+from designers import ModelCall, Proposal
+from harness.cli import app
+from leaderboards import LeaderboardError, LoadedRun, load_runs, publish_site
+from leaderboards.site import MANIFEST
+from tests.leaderboards.chromium import INSTALL_HINT, Chromium, find_chromium
+
+runner = CliRunner()
+FETCHES = re.compile(r"""(src|href)\s*=\s*["']?\s*(https?:)?//|url\(\s*["']?https?:|@import""")
+"""What would make a page or plot fetch from the network (XML namespace URIs do not)."""
+HOSTILE = (
+    "<script>console.error('pwned by script')</script>"
+    '<img src="https://example.invalid/x.png" onerror="console.error(\'pwned by img\')">'
+    '</pre></details><b id="injected">bold?</b> & "quotes"'
+)
+
+
+def _hostile(run: LoadedRun) -> LoadedRun:
+    """`run` with a model-backed proposal after round 0 whose every text field is hostile."""
+    first = run.record.rounds[0]
+    call = ModelCall(purpose="analysis", model="test/hostile", response=HOSTILE,
+                     messages=({"role": "system", "content": HOSTILE},
+                               {"role": "user", "content": "plain question"}),
+                     reasoning=HOSTILE, prompt_tokens=1200, completion_tokens=340,
+                     cost_usd=0.0021, seconds=1.5, error=HOSTILE)  # fmt: skip
+    proposal = Proposal(designer=run.record.designer, config=first.config,
+                        changes={"sizes": {"3": {"hole_ratio": HOSTILE}}}, rationale=HOSTILE,
+                        summary=HOSTILE, transcript=(call,), failures=(HOSTILE,))  # fmt: skip
+    rounds = (first.model_copy(update={"proposal": proposal}), *run.record.rounds[1:])
+    return LoadedRun(run.path, run.record.model_copy(update={"rounds": rounds}))
+
+
+@pytest.fixture(scope="module")
+def site(compare_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    runs = load_runs([compare_root])
+    runs = [_hostile(runs[0]), *runs[1:]]
+    out = tmp_path_factory.mktemp("site") / "site"
+    result = publish_site(runs, out, resamples=200, reference=True)
+    assert result.out == out and len(result.board.runs) == 4
+    return out
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_the_site_holds_pages_plots_and_small_run_files(site: Path) -> None:
+    files = _files(site)
+    for name in ("index.html", "board.json", "board.csv", "plots/sizes-3agents.svg",
+                 "plots/validation.svg", "plots/trajectory-random.svg",
+                 "plots/trajectory-uniform-seed-1.svg", "runs/random-seed-0.html",
+                 "runs/uniform-seed-1.html", "files/random-seed-0/result.json",
+                 "files/uniform-seed-0/run.json", "files/uniform-seed-0/round-000/round.json",
+                 "files/uniform-seed-0/round-000/config.yaml"):  # fmt: skip
+        assert name in files, sorted(files)
+    assert not any("checkpoint" in name or name.endswith(".pt") for name in files)
+    manifest = json.loads(files[MANIFEST])
+    assert set(manifest["files"]) == set(files) - {MANIFEST}
+    for name, digest in manifest["files"].items():
+        assert hashlib.sha256(files[name]).hexdigest() == digest, name
+    for name, data in files.items():
+        if name.endswith((".html", ".svg")):
+            text = data.decode()
+            assert not FETCHES.search(text), (name, FETCHES.search(text))
+            assert "<script" not in text and "<link" not in text, name
+    index = files["index.html"].decode()
+    assert 'id="main-designer"' in index and 'id="detail-3agents-size"' in index
+    assert "reported, not reproduced" in index
+    assert 'href="runs/random-seed-0.html"' in index
+
+
+def test_model_text_is_escaped_on_run_pages(site: Path) -> None:
+    page = (site / "runs/random-seed-0.html").read_text()
+    assert "&lt;script&gt;console.error(&#39;pwned by script&#39;)&lt;/script&gt;" in page
+    assert 'id="injected"' not in page and "<b " not in page and '<img src="https' not in page
+    assert page.count("&lt;/pre&gt;&lt;/details&gt;") >= 7  # rationale, summary, call, ...
+    for part in ("1200 / 340 tokens", "$0.0021", "test/hostile", "reasoning (&lt;think&gt;"):
+        assert part in page, part
+
+
+def test_publish_through_the_cli_is_deterministic_and_replaces_only_sites(
+    compare_root: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    args = ["leaderboard", "publish", str(compare_root), "--out", str(out), "--resamples", "200"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0 and "site written to" in first.output, first.output
+    before = _files(out)
+    again = runner.invoke(app, args)  # replaces the earlier site
+    assert again.exit_code == 0, again.output
+    assert _files(out) == before, "same runs must give the same bytes"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"], "temporary directories left"
+    assert b"reported, not reproduced" not in before["index.html"]
+
+
+def test_a_failed_build_leaves_the_earlier_site(
+    compare_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "site"
+    runs = load_runs([compare_root])
+    publish_site(runs, out, resamples=100)
+    before = _files(out)
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("plot failed")
+
+    monkeypatch.setattr("leaderboards.plots.validation_svg", broken)
+    with pytest.raises(RuntimeError, match="plot failed"):
+        publish_site(runs, out, resamples=100)
+    assert _files(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_bad_out_and_missing_matplotlib_are_one_line_errors(
+    compare_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine")
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "keep.txt").write_text("mine")
+    cases = [
+        (a_file, "is a file; pass a directory"),
+        (a_file / "site", "cannot write the site to"),
+        (full, "non-empty directory that holds no site"),
+    ]
+    for out, message in cases:
+        result = runner.invoke(app, ["leaderboard", "publish", str(compare_root), "--out",
+                                     str(out)], env={"COLUMNS": "300"})  # fmt: skip
+        assert result.exit_code == 2 and message in result.output, (out, result.output)
+        assert len(result.output.strip().splitlines()) == 1, result.output
+    assert (full / "keep.txt").read_text() == "mine" and a_file.read_text() == "mine"
+    with pytest.raises(LeaderboardError, match="is a file"):
+        publish_site(load_runs([compare_root]), a_file)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    result = runner.invoke(app, ["leaderboard", "publish", str(compare_root), "--out",
+                                 str(tmp_path / "new")], env={"COLUMNS": "300"})  # fmt: skip
+    assert result.exit_code == 2 and "envdesign-bench[site]" in result.output, result.output
+    assert not (tmp_path / "new").exists()
+
+
+# -- in the browser ---------------------------------------------------------------------------
+
+LINKS = "Array.from(document.querySelectorAll('a[href]'), a => a.href)"
+IMAGES = """Array.from(document.images, i => ({src: i.src, complete: i.complete,
+                                              width: i.naturalWidth}))"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Chromium]:
+    binary = find_chromium()
+    if binary is None:
+        pytest.skip(INSTALL_HINT)
+    with Chromium(binary) as chromium:
+        yield chromium
+
+
+def _check_page(browser: Chromium, page: Path) -> list[str]:
+    """Open `page`; assert it loaded cleanly; return its links."""
+    load = browser.open(page)
+    assert load.errors == [], (page, load.errors)
+    outside = [u for u in load.requests if not u.startswith(("file://", "data:"))]
+    assert outside == [], (page, outside)
+    images = browser.evaluate(IMAGES)
+    assert images, page
+    for image in images:
+        assert image["complete"] and image["width"] > 0, (page, image)
+    assert browser.evaluate("document.getElementById('injected')") is None
+    assert browser.evaluate("document.querySelectorAll('script').length") == 0
+    links: list[str] = browser.evaluate(LINKS)
+    return links
+
+
+def test_the_site_opens_offline_in_chromium(site: Path, browser: Chromium) -> None:
+    links = _check_page(browser, site / "index.html")
+    tables = browser.evaluate("document.querySelectorAll('table').length")
+    ids = browser.evaluate("Array.from(document.querySelectorAll('section[id]'), s => s.id)")
+    assert tables >= 8, tables
+    assert {"main-designer", "deltas", "detail-3agents-size", "reference", "runs"} <= set(ids)
+    pages = set()
+    for link in links:
+        parts = urlsplit(link)
+        assert parts.scheme == "file", link
+        target = Path(unquote(parts.path))
+        assert target.is_file(), link
+        assert target.resolve().is_relative_to(site.resolve()), link
+        if target.suffix == ".html" and target.name != "index.html":
+            pages.add(target)
+    assert len(pages) == 4, sorted(pages)
+    for page in sorted(pages):
+        for link in _check_page(browser, page):
+            parts = urlsplit(link)
+            target = Path(unquote(parts.path))
+            assert target.is_file() and target.resolve().is_relative_to(site.resolve()), link
+    hostile = browser.open(site / "runs/random-seed-0.html")
+    text = browser.evaluate("document.body.innerText")
+    assert "<script>console.error('pwned by script')</script>" in text
+    assert not [m for m in hostile.console if "pwned" in m[1]]
+
+
+def test_the_browser_helper_reports_errors(tmp_path: Path, browser: Chromium) -> None:
+    """The checks above can fail: a broken image and a console error are both seen."""
+    page = tmp_path / "broken.html"
+    page.write_text('<!DOCTYPE html><img src="missing.svg"><script>console.error("x")</script>')
+    load = browser.open(page)
+    assert any("console error: x" in e for e in load.errors), load.errors
+    assert any("missing.svg" in e or "ERR_FILE_NOT_FOUND" in e for e in load.errors), load.errors
