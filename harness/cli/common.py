@@ -25,7 +25,19 @@ ExecutorOption = Annotated[
     str, typer.Option(help="Where runs execute: local (process pool) or ray (a Ray cluster).")
 ]
 RayAddressOption = Annotated[
-    str | None, typer.Option(help="Ray cluster to join (e.g. ray://head:10001 or auto).")
+    str | None,
+    typer.Option(
+        help="Ray cluster to join (auto, or ray://head:10001); default: a Ray instance on this "
+        "machine. On a cluster --out must be a shared filesystem path."
+    ),
+]
+CpusPerRunOption = Annotated[
+    float | None,
+    typer.Option(help="With --executor ray: CPUs (and torch threads) per run; default 1."),
+]
+GpusPerRunOption = Annotated[
+    float | None,
+    typer.Option(help="With --executor ray: GPUs per run; default 0 (cpu backend), 4 (verl)."),
 ]
 LoggerOption = Annotated[
     list[str] | None,

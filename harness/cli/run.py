@@ -12,7 +12,9 @@ from rich.console import Console
 from designers import DesignerNotReady, UnknownDesigner, designer_names
 from harness.backends.factory import BackendUnavailable
 from harness.cli.common import (
+    CpusPerRunOption,
     ExecutorOption,
+    GpusPerRunOption,
     JsonOption,
     LoggerOption,
     OutOption,
@@ -60,14 +62,16 @@ def _experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
 class Where:
     """The run options every run command shares (output, executor, loggers, modes)."""
 
-    def __init__(self, out: Path, resume: bool, workers: int | None, executor: str,
-                 ray_address: str | None, loggers: list[str] | None, quiet: bool,
-                 as_json: bool) -> None:  # fmt: skip
+    def __init__(self, out: Path, resume: bool, loggers: list[str] | None, quiet: bool,
+                 as_json: bool, *, executor: str, workers: int | None, ray_address: str | None,
+                 cpus_per_run: float | None, gpus_per_run: float | None) -> None:  # fmt: skip
         self.out, self.quiet, self.as_json = out, quiet, as_json
         self.options = RunOptions(resume=resume, loggers=tuple(loggers or ()))
         try:
             check_loggers(self.options.loggers)
-            self.executor = make_executor(executor, workers=workers, ray_address=ray_address)
+            self.executor = make_executor(executor, workers=workers, ray_address=ray_address,
+                                          cpus_per_run=cpus_per_run,
+                                          gpus_per_run=gpus_per_run)  # fmt: skip
         except (ExecutorUnavailable, LoggerUnavailable, ValueError) as err:
             raise fail(str(err)) from None
 
@@ -108,12 +112,16 @@ def run_cmd(
     workers: WorkersOption = None,
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = None,
+    cpus_per_run: CpusPerRunOption = None,
+    gpus_per_run: GpusPerRunOption = None,
     logger: LoggerOption = None,
     quiet: QuietOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run an experiment file: every designer x seed it names."""
-    where = Where(out, resume, workers, executor, ray_address, logger, quiet, as_json)
+    where = Where(out, resume, logger, quiet, as_json, executor=executor, workers=workers,
+                  ray_address=ray_address, cpus_per_run=cpus_per_run,
+                  gpus_per_run=gpus_per_run)  # fmt: skip
     _run(_experiment(config, set_ or []), where)
 
 
@@ -128,6 +136,8 @@ def compare_cmd(
     workers: WorkersOption = None,
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = None,
+    cpus_per_run: CpusPerRunOption = None,
+    gpus_per_run: GpusPerRunOption = None,
     logger: LoggerOption = None,
     quiet: QuietOption = False,
     as_json: JsonOption = False,
@@ -141,5 +151,7 @@ def compare_cmd(
     overrides = [f"designers=[{', '.join(json.dumps(n) for n in names)}]",
                  f"seeds=[{', '.join(str(s) for s in range(seeds))}]",
                  *([f"backend={backend}"] if backend else []), *(set_ or [])]  # fmt: skip
-    where = Where(out, resume, workers, executor, ray_address, logger, quiet, as_json)
+    where = Where(out, resume, logger, quiet, as_json, executor=executor, workers=workers,
+                  ray_address=ray_address, cpus_per_run=cpus_per_run,
+                  gpus_per_run=gpus_per_run)  # fmt: skip
     _run(_experiment(preset_path(preset), overrides), where)

@@ -3,6 +3,7 @@
 from harness.executors.base import Executor, Job, OnEvent, RunOptions, RunsFailed, plan, run_job
 from harness.executors.factory import EXECUTORS, ExecutorUnavailable, make_executor
 from harness.executors.local import LocalExecutor
+from harness.executors.ray import RayExecutor  # imports Ray only when it runs
 
 __all__ = [
     "EXECUTORS",
@@ -11,6 +12,7 @@ __all__ = [
     "Job",
     "LocalExecutor",
     "OnEvent",
+    "RayExecutor",
     "RunOptions",
     "RunsFailed",
     "make_executor",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from queue import Empty
 from typing import Any, Protocol
 
 from harness.backends.factory import make_backend
@@ -70,6 +71,10 @@ def run_job(
         observers.close()
 
 
+class ExecutorUnavailable(RuntimeError):
+    """An executor that cannot run here (unknown name, its package missing, no cluster)."""
+
+
 class RunsFailed(RuntimeError):
     """Some runs of a comparison raised; the others finished and are in `records`."""
 
@@ -91,6 +96,39 @@ def collect(
     if failures:
         raise RunsFailed(failures, records)
     return records
+
+
+class EventQueue(Protocol):
+    """Where workers put their events: a manager queue, or Ray's `ray.util.queue.Queue`.
+
+    Both raise (a subclass of) `queue.Empty` when nothing arrives, so one drain serves both.
+    """
+
+    def get(self, block: bool = True, timeout: float | None = None) -> Any: ...
+
+    def get_nowait(self) -> Any: ...
+
+
+def wait_for_events(events: EventQueue, on_event: OnEvent | None, timeout: float = 0.2) -> None:
+    """Block up to `timeout` for the next event, so a polling loop does not spin, then drain."""
+    try:
+        event = events.get(timeout=timeout)
+    except Empty:
+        return
+    if on_event is not None:
+        on_event(event)
+    drain_events(events, on_event)
+
+
+def drain_events(events: EventQueue, on_event: OnEvent | None) -> None:
+    """Hand every event queued so far to `on_event` (or drop them when nobody listens)."""
+    while True:
+        try:
+            event = events.get_nowait()
+        except Empty:
+            return
+        if on_event is not None:
+            on_event(event)
 
 
 class Executor(Protocol):

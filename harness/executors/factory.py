@@ -4,24 +4,38 @@ from __future__ import annotations
 
 from typing import Literal
 
-from harness.executors.base import Executor
+from harness.executors.base import Executor, ExecutorUnavailable
 from harness.executors.local import LocalExecutor
 
 ExecutorName = Literal["local", "ray"]
 EXECUTORS: tuple[ExecutorName, ...] = ("local", "ray")
 
-
-class ExecutorUnavailable(RuntimeError):
-    """An executor that cannot run here (unknown name, or its package missing)."""
+__all__ = ["EXECUTORS", "ExecutorName", "ExecutorUnavailable", "make_executor"]
 
 
-def make_executor(name: str, *, workers: int | None = None,
-                  ray_address: str | None = None) -> Executor:  # fmt: skip
-    """`local` (a process pool of `workers`) or `ray` (tasks on the cluster at `ray_address`)."""
+def make_executor(
+    name: str,
+    *,
+    workers: int | None = None,
+    ray_address: str | None = None,
+    cpus_per_run: float | None = None,
+    gpus_per_run: float | None = None,
+) -> Executor:
+    """`local` (a process pool of `workers`) or `ray` (tasks on the cluster at `ray_address`).
+
+    The Ray options are refused with the local executor rather than ignored, so a forgotten
+    `--executor ray` does not quietly run everything on this machine.
+    """
     if name == "local":
-        if ray_address is not None:
-            raise ExecutorUnavailable("--ray-address needs --executor ray")
+        ray_only = {"--ray-address": ray_address, "--cpus-per-run": cpus_per_run,
+                    "--gpus-per-run": gpus_per_run}  # fmt: skip
+        given = [flag for flag, value in ray_only.items() if value is not None]
+        if given:
+            raise ExecutorUnavailable(f"{', '.join(given)} needs --executor ray")
         return LocalExecutor(workers)
     if name == "ray":
-        raise ExecutorUnavailable("the ray executor is not built yet")
+        from harness.executors.ray import RayExecutor
+
+        return RayExecutor(ray_address, workers=workers, cpus_per_run=cpus_per_run,
+                           gpus_per_run=gpus_per_run)  # fmt: skip
     raise ExecutorUnavailable(f"unknown executor {name!r}; executors are {', '.join(EXECUTORS)}")

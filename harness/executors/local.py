@@ -13,10 +13,16 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from queue import Empty
-from typing import Any
 
-from harness.executors.base import Job, OnEvent, RunOptions, collect, run_job
+from harness.executors.base import (
+    Job,
+    OnEvent,
+    RunOptions,
+    collect,
+    drain_events,
+    run_job,
+    wait_for_events,
+)
 from harness.experiment import ExperimentConfig
 from harness.records import ResultRecord
 
@@ -58,31 +64,10 @@ class LocalExecutor:
             outcomes: list[ResultRecord | BaseException] = [RuntimeError("not run")] * len(jobs)
             pending = set(futures)
             while pending:
-                _wait(events, on_event)
+                wait_for_events(events, on_event)
                 done = {f for f in pending if f.done()}
                 for future in done:
                     outcomes[futures[future]] = future.exception() or future.result()
                 pending -= done
-            _drain(events, on_event)
+            drain_events(events, on_event)
         return collect(jobs, outcomes)
-
-
-def _drain(events: Any, on_event: OnEvent | None) -> None:
-    while True:
-        try:
-            event = events.get_nowait()
-        except Empty:
-            return
-        if on_event is not None:
-            on_event(event)
-
-
-def _wait(events: Any, on_event: OnEvent | None) -> None:
-    """Block briefly for the next event so the loop does not spin, then take what queued up."""
-    try:
-        event = events.get(timeout=0.2)
-    except Empty:
-        return
-    if on_event is not None:
-        on_event(event)
-    _drain(events, on_event)
