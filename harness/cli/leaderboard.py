@@ -30,15 +30,26 @@ app = typer.Typer(help="Leaderboards built from run directories.", no_args_is_he
 console = Console()
 
 
+RunsArgument = Annotated[
+    list[Path], typer.Argument(help="Run directories, result.json files, or roots above them.")
+]
+BaselineOption = Annotated[
+    str | None,
+    typer.Option(help="Designer the deltas are against [default: random, when present]."),
+]
+ReferenceOption = Annotated[
+    bool, typer.Option(help="Show the paper's reported figures beside the runs.")
+]
+BestOfOption = Annotated[
+    bool, typer.Option("--best-of", help="Best-of-n answers instead of greedy.")
+]
+ResamplesOption = Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")]
+
+
 @app.command("show")
 def show_cmd(
-    runs: Annotated[
-        list[Path], typer.Argument(help="Run directories, result.json files, or roots above them.")
-    ],
-    baseline: Annotated[
-        str | None,
-        typer.Option(help="Designer the deltas are against [default: random, when present]."),
-    ] = None,
+    runs: RunsArgument,
+    baseline: BaselineOption = None,
     suite_detail: Annotated[
         list[str] | None,
         typer.Option(
@@ -50,13 +61,9 @@ def show_cmd(
         str, typer.Option("--format", help=f"One of {', '.join(FORMATS)}.")
     ] = "terminal",
     out: Annotated[Path | None, typer.Option(help="Write the board to this file.")] = None,
-    reference: Annotated[
-        bool, typer.Option(help="Show the paper's reported figures beside the runs.")
-    ] = False,
-    best_of: Annotated[
-        bool, typer.Option("--best-of", help="Best-of-n answers instead of greedy.")
-    ] = False,
-    resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = RESAMPLES,
+    reference: ReferenceOption = False,
+    best_of: BestOfOption = False,
+    resamples: ResamplesOption = RESAMPLES,
 ) -> None:
     """Sum per designer and agent count, mean over seeds with 95% intervals and deltas."""
     if fmt not in FORMATS:
@@ -91,24 +98,15 @@ def show_cmd(
 
 @app.command("publish")
 def publish_cmd(
-    runs: Annotated[
-        list[Path], typer.Argument(help="Run directories, result.json files, or roots above them.")
-    ],
+    runs: RunsArgument,
     out: Annotated[
         Path,
         typer.Option(help="Directory of the site: new, empty, or an earlier site (replaced)."),
     ],
-    baseline: Annotated[
-        str | None,
-        typer.Option(help="Designer the deltas are against [default: random, when present]."),
-    ] = None,
-    reference: Annotated[
-        bool, typer.Option(help="Show the paper's reported figures beside the runs.")
-    ] = False,
-    best_of: Annotated[
-        bool, typer.Option("--best-of", help="Best-of-n answers instead of greedy.")
-    ] = False,
-    resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = RESAMPLES,
+    baseline: BaselineOption = None,
+    reference: ReferenceOption = False,
+    best_of: BestOfOption = False,
+    resamples: ResamplesOption = RESAMPLES,
     title: Annotated[str, typer.Option(help="The site's title.")] = "Designer leaderboard",
 ) -> None:
     """A static site (tables, plots, a page per run with its transcripts) that opens offline."""

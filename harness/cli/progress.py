@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
-from types import TracebackType
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from harness.events import ROUND_PHASES, RunEvent
 from harness.executors import Job
+from harness.live import LiveView
 
 UNITS_PER_ROUND = len(ROUND_PHASES)
 
@@ -32,20 +31,14 @@ def _units(event: RunEvent) -> int:
     return event.round * UNITS_PER_ROUND + ROUND_PHASES.index(event.phase)
 
 
-class ProgressView(AbstractContextManager["ProgressView"]):
+class ProgressView(LiveView):
     """Turns `RunEvent`s into terminal output in one of four modes."""
 
     def __init__(self, console: Console, jobs: Sequence[Job], rounds: int, *,
                  quiet: bool = False, as_json: bool = False) -> None:  # fmt: skip
-        self.console, self.quiet, self.as_json = console, quiet, as_json
-        self.bars = not quiet and not as_json and console.is_terminal
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            TextColumn("{task.fields[status]}"),
-            TimeElapsedColumn(),
-            console=console,
-        )
+        columns = (TextColumn("{task.description}"), BarColumn(),
+                   TextColumn("{task.fields[status]}"), TimeElapsedColumn())  # fmt: skip
+        super().__init__(console, columns, quiet=quiet, as_json=as_json)
         self.tasks: dict[tuple[str, int], TaskID] = {}
         self.validation: dict[tuple[str, int], str] = {}
         if self.bars:
@@ -55,20 +48,6 @@ class ProgressView(AbstractContextManager["ProgressView"]):
                     total=rounds * UNITS_PER_ROUND + 1,
                     status="waiting",
                 )
-
-    def __enter__(self) -> ProgressView:
-        if self.bars:
-            self.progress.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self.bars:
-            self.progress.stop()
 
     def __call__(self, event: RunEvent) -> None:
         if self.as_json:

@@ -9,51 +9,22 @@ nothing until the final table.
 from __future__ import annotations
 
 import json
-from contextlib import AbstractContextManager
-from types import TracebackType
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
 
+from harness.live import LiveView
 from harness.policy_eval.events import EvalEvent
 
 
-class EvalView(AbstractContextManager["EvalView"]):
+class EvalView(LiveView):
     """Turns `EvalEvent`s into terminal output in one of four modes."""
 
     def __init__(self, console: Console, *, quiet: bool = False, as_json: bool = False) -> None:
-        self.console, self.quiet, self.as_json = console, quiet, as_json
-        self.bars = not quiet and not as_json and console.is_terminal
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[status]}"),
-            TimeElapsedColumn(),
-            console=console,
-        )
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[status]}"), TimeElapsedColumn())  # fmt: skip
+        super().__init__(console, columns, quiet=quiet, as_json=as_json)
         self.tasks: dict[str, TaskID] = {}
-
-    def __enter__(self) -> EvalView:
-        if self.bars:
-            self.progress.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self.bars:
-            self.progress.stop()
 
     def __call__(self, event: EvalEvent) -> None:
         if self.as_json:
