@@ -15,8 +15,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
+from harness.backends.verl.settings import VerlSettings
 from mapf_env import ConfigError, EnvConfig, random_config
 from mapf_env.config import explain
 from mapf_env.suites import SUITES
@@ -79,6 +88,27 @@ class ExperimentConfig(BaseModel):
     validation: str = Field("validation", description="Suite evaluated after every round.")
     benchmarks: tuple[str, ...] = ("3agents", "4agents", "5agents")
     best_of: int = Field(8, ge=1, description="Samples per instance for best-of-n evaluation.")
+    verl: VerlSettings | None = Field(
+        default=None,
+        description="The verl backend's settings (GPUs, batches, lengths, checkpoints); "
+        "filled with the paper's recipe when backend is verl and the section is missing.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _verl_section(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and data.get("backend") == "verl" and data.get("verl") is None:
+            return {**data, "verl": {}}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _without_empty_verl(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # CPU experiments record exactly what they did before the verl section existed, so
+        # their run directories still resume.
+        out: dict[str, Any] = handler(self)
+        if out.get("verl", ...) is None:
+            del out["verl"]
+        return out
 
     @model_validator(mode="after")
     def _known_suites(self) -> ExperimentConfig:
