@@ -7,11 +7,21 @@ from mapf_env import SIZES, EnvConfig, random_config
 from mapf_env.report import EvalReport, RateCounts
 
 
-def report(valid: dict[int, float], failures: dict[int, dict[str, int]], n: int = 50) -> EvalReport:
-    """A validation report with the given valid rate per size and failure counts per size."""
+def report(
+    valid: dict[int, float],
+    failures: dict[int, dict[str, int]],
+    n: int = 50,
+    optimal_share: float = 0.5,
+) -> EvalReport:
+    """A validation report with the given valid rate per size and failure counts per size.
+
+    `optimal_share` of each size's valid answers are optimal (half by default).
+    """
     per_size = {
         s: RateCounts(
-            n=n, valid=round(valid.get(s, 0.0) * n), optimal=round(valid.get(s, 0.0) * n / 2)
+            n=n,
+            valid=round(valid.get(s, 0.0) * n),
+            optimal=round(valid.get(s, 0.0) * n * optimal_share),
         )
         for s in SIZES
     }
