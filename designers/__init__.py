@@ -11,6 +11,7 @@ from designers.base import (
     Designer,
     DesignerNotReady,
     RuleDesigner,
+    backend_endpoints,
     ensure_ready,
     own_initial_config,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "RuleDesigner",
     "TrainingInfo",
     "UnknownDesigner",
+    "backend_endpoints",
     "create_designer",
     "describe_designers",
     "designer_names",

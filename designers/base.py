@@ -5,7 +5,9 @@ A designer is anything with a `name`, a `description` and `propose(ctx) -> Propo
 project it onto the constraints, time it, package a `Proposal` -- and `RuleDesigner` narrows it
 to one method, `changes(ctx)`, so a rule-based designer only decides *what* to change.
 Designers that choose their own round-0 configuration (a hand curriculum) say so with
-`initial_config`; the harness records which start each run used.
+`initial_config`; the harness records which start each run used. Designers that ask a model the
+training backend serves (`self`: the current checkpoint, `base`: the untouched base model) say
+so with `backend_endpoints`, so the harness serves only what is read.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from designers.context import DesignContext
 from designers.proposal import Proposal
@@ -25,9 +27,10 @@ from mapf_env.config import size_name
 class Designer(Protocol):
     """What the harness needs of a designer: a name, a description and `propose`.
 
-    Two methods are optional (see `own_initial_config` and `ensure_ready`):
-    ``initial_config(base, seed) -> EnvConfig | None`` for a designer that picks its own round 0,
-    and ``check_ready()`` raising `DesignerNotReady` before training when it cannot work.
+    Two methods and an attribute are optional (see `own_initial_config`, `ensure_ready` and
+    `backend_endpoints`): ``initial_config(base, seed) -> EnvConfig | None`` for a designer that
+    picks its own round 0, ``check_ready()`` raising `DesignerNotReady` before training when it
+    cannot work, and ``backend_endpoints``, the models it asks the backend to serve.
     """
 
     name: str
@@ -43,6 +46,22 @@ def own_initial_config(designer: Designer, base: EnvConfig, seed: int) -> EnvCon
     if config is not None and not isinstance(config, EnvConfig):
         raise TypeError(f"designer {designer.name!r} returned a {type(config).__name__} as round 0")
     return config
+
+
+BackendModel = Literal["policy", "base"]
+
+
+def backend_endpoints(designer: Designer) -> tuple[BackendModel, ...]:
+    """The models `designer` reads from the training backend's servers, through the context's
+    ``policy_endpoint`` / ``base_endpoint``: its optional ``backend_endpoints`` attribute."""
+    wanted = tuple(getattr(designer, "backend_endpoints", ()))
+    for which in wanted:
+        if which not in ("policy", "base"):
+            raise TypeError(
+                f"designer {designer.name!r} asks for a backend endpoint {which!r}; "
+                "the choices are 'policy' and 'base'"
+            )
+    return wanted
 
 
 def ensure_ready(designer: Designer) -> None:

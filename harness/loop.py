@@ -8,6 +8,10 @@
         C_n+1 = project(designer.propose(context))    what the designer makes of r_n and history
     finally: greedy and best-of-n results on the 3/4/5-agent benchmark suites
 
+A designer that asks the trained checkpoint or the base model (`self`, `base`) gets them served
+by the backend for the design step only (`serving`), so a GPU backend frees the memory its
+server held before the next round trains.
+
 Every finished round is written to the run directory before the next starts, so `--resume`
 picks up after the last finished round: the backend reloads that round's checkpoint and the
 next configuration is the one that round's proposal wrote. Round seeds depend only on the run's
@@ -17,20 +21,23 @@ seed and the round index, so a resumed run gives the results of an uninterrupted
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 
 from designers import (
     DesignContext,
     Designer,
+    DesignerNotReady,
+    Endpoint,
     RoundRecord,
     TrainingInfo,
+    backend_endpoints,
     create_designer,
     ensure_ready,
     own_initial_config,
     takes_context_variant,
 )
-from harness.backends.base import Backend
+from harness.backends.base import Backend, Served, ServingBackend, serving
 from harness.evaluate import suite_result, validation_report
 from harness.events import CurveFile, Observers, RunObserver
 from harness.experiment import ExperimentConfig
@@ -61,7 +68,7 @@ def run_designer(
     if (done := run.result()) is not None:
         watch.phase("done", experiment.rounds)
         return done
-    designer = make_designer(experiment, designer_name)
+    designer = make_designer(experiment, designer_name, backend)
     shared = experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round)
     own = own_initial_config(designer, shared, seed)
     initial = own or shared
@@ -86,8 +93,9 @@ def run_designer(
                              epochs=training.epochs)  # fmt: skip
         if n + 1 < experiment.rounds:
             watch.phase("design", n)
-            context = design_context(experiment, seed, initial, [*rounds, result], backend)
-            result = result.model_copy(update={"proposal": designer.propose(context)})
+            with serving(backend, backend_endpoints(designer)) as endpoints:
+                context = design_context(experiment, seed, initial, [*rounds, result], endpoints)
+                result = result.model_copy(update={"proposal": designer.propose(context)})
         run.finish_round(result)
         watch.round_done(result)
         rounds.append(result)
@@ -105,12 +113,18 @@ def run_designer(
     return record
 
 
-def make_designer(experiment: ExperimentConfig, name: str) -> Designer:
-    """The named designer with its options (LLM designers get the experiment's variant)."""
+def make_designer(experiment: ExperimentConfig, name: str, backend: Backend) -> Designer:
+    """The named designer with its options (LLM designers get the experiment's variant),
+    checked before any training: its own readiness, and a server for the models it asks."""
     options = dict(experiment.designer_options.get(name, {}))
     if takes_context_variant(name):
         options.setdefault("variant", experiment.variant)
     designer = create_designer(name, **options)
+    if backend_endpoints(designer) and not isinstance(backend, ServingBackend):
+        raise DesignerNotReady(
+            f"designer {name!r} asks the model the backend serves, but the {backend.name} "
+            f"backend serves none: use backend verl, or give the designer an endpoint option"
+        )
     ensure_ready(designer)
     return designer
 
@@ -137,7 +151,7 @@ def design_context(
     seed: int,
     initial: EnvConfig,
     rounds: Sequence[RoundResult],
-    backend: Backend,
+    endpoints: Mapping[Served, Endpoint],
 ) -> DesignContext:
     """What the designer sees after the last of `rounds` (the others are its history)."""
     *earlier, current = rounds
@@ -156,6 +170,6 @@ def design_context(
         history=history,
         training=TrainingInfo(round=current.round, epochs=current.epochs, samples=current.samples),
         seed=seed,
-        policy_endpoint=backend.endpoint("policy"),
-        base_endpoint=backend.endpoint("base"),
+        policy_endpoint=endpoints.get("policy"),
+        base_endpoint=endpoints.get("base"),
     )

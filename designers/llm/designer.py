@@ -97,9 +97,18 @@ class LLMDesigner(BaseDesigner):
         self._endpoint_field = endpoint_field
         self._provider = provider
 
+    @property
+    def backend_endpoints(self) -> tuple[Literal["policy", "base"], ...]:
+        """`self`/`base` without an endpoint option read the one the backend serves."""
+        if self._endpoint is not None or self._endpoint_field is None:
+            return ()
+        return ("policy",) if self._endpoint_field == "policy_endpoint" else ("base",)
+
     def check_ready(self) -> None:
-        """Fail before training when the model cannot be reached as configured."""
-        self.target(None)
+        """Fail before training when the model cannot be reached as configured (a served
+        model is checked by the harness, which knows whether its backend serves one)."""
+        if not self.backend_endpoints:
+            self.target(None)
         try:
             require_litellm()
         except ImportError as err:

@@ -1,5 +1,21 @@
 """Training backends: who turns a round's dataset into a better policy (CPU learner, verl)."""
 
-from harness.backends.base import Backend, RoundTraining, TrainStep
+from harness.backends.base import (
+    Backend,
+    BackendUnavailable,
+    RoundTraining,
+    Served,
+    ServingBackend,
+    TrainStep,
+    serving,
+)
 
-__all__ = ["Backend", "RoundTraining", "TrainStep"]
+__all__ = [
+    "Backend",
+    "BackendUnavailable",
+    "RoundTraining",
+    "Served",
+    "ServingBackend",
+    "TrainStep",
+    "serving",
+]

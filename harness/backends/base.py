@@ -5,11 +5,16 @@ dataset of solved instances, answer instances as text (greedy, or n samples for 
 and load its state for resume, and -- where it can -- serve the current or base checkpoint as
 an OpenAI-compatible endpoint for the `self` / `base` designers. Answers are always text in the
 prompt's format, so every backend is scored by the same parser, verifier and reward.
+
+A backend whose `endpoint` starts a server (vLLM on the GPUs training also needs) is a
+`ServingBackend`: the loop asks it only for the endpoints the designer reads, inside `serving`,
+which calls its `release` when the design step ends, however it ends.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
@@ -17,6 +22,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from designers import Endpoint
 from mapf_env import Instance
+
+Served = Literal["policy", "base"]
+"""Which model an endpoint serves: the current checkpoint, or the untouched base model."""
+
+
+class BackendUnavailable(RuntimeError):
+    """The experiment names a backend this installation cannot run."""
 
 
 class TrainStep(BaseModel):
@@ -76,3 +88,26 @@ class Backend(Protocol):
     def endpoint(self, which: Literal["policy", "base"]) -> Endpoint | None:
         """An OpenAI-compatible server for the `self`/`base` designers, or None if unsupported."""
         ...
+
+
+@runtime_checkable
+class ServingBackend(Backend, Protocol):
+    """A backend whose `endpoint` starts a server that holds resources until `release`."""
+
+    def release(self) -> None:
+        """Stop every server `endpoint` started (idempotent)."""
+        ...
+
+
+@contextmanager
+def serving(backend: Backend, wanted: Iterable[Served]) -> Iterator[dict[Served, Endpoint]]:
+    """The `wanted` endpoints for the length of the block, released when it ends.
+
+    Backends that serve nothing give no endpoints (the designer then says what it lacks).
+    """
+    try:
+        found = {which: backend.endpoint(which) for which in wanted}
+        yield {which: endpoint for which, endpoint in found.items() if endpoint is not None}
+    finally:
+        if isinstance(backend, ServingBackend):
+            backend.release()

@@ -27,8 +27,17 @@ ExecutorOption = Annotated[
 RayAddressOption = Annotated[
     str | None,
     typer.Option(
-        help="Ray cluster to join (auto, or ray://head:10001); default: a Ray instance on this "
-        "machine. On a cluster --out must be a shared filesystem path."
+        help="With --executor ray: the Ray cluster to join (auto, or ray://head:10001); default: "
+        "a Ray instance on this machine. With backend verl and the local executor: the cluster "
+        "every training round is submitted to as a job (http://head:8265). On a cluster --out "
+        "must be a shared filesystem path."
+    ),
+]
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Print round 0 of every run -- files and commands (verl, vLLM) -- and run nothing.",
     ),
 ]
 CpusPerRunOption = Annotated[

@@ -13,6 +13,7 @@ from designers import DesignerNotReady, UnknownDesigner, designer_names
 from harness.backends.factory import BackendUnavailable
 from harness.cli.common import (
     CpusPerRunOption,
+    DryRunOption,
     ExecutorOption,
     GpusPerRunOption,
     JsonOption,
@@ -60,20 +61,47 @@ def _experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
 
 
 class Where:
-    """The run options every run command shares (output, executor, loggers, modes)."""
+    """The run options every run command shares (output, executor, loggers, modes).
+
+    `--ray-address` names the cluster of the Ray executor; with the local executor and backend
+    verl it names the cluster each training round is submitted to as a Ray job.
+    """
 
     def __init__(self, out: Path, resume: bool, loggers: list[str] | None, quiet: bool,
                  as_json: bool, *, executor: str, workers: int | None, ray_address: str | None,
-                 cpus_per_run: float | None, gpus_per_run: float | None) -> None:  # fmt: skip
+                 cpus_per_run: float | None, gpus_per_run: float | None,
+                 backend: str = "cpu") -> None:  # fmt: skip
         self.out, self.quiet, self.as_json = out, quiet, as_json
-        self.options = RunOptions(resume=resume, loggers=tuple(loggers or ()))
+        submit_to = ray_address if executor == "local" and backend == "verl" else None
+        self.options = RunOptions(resume=resume, loggers=tuple(loggers or ()),
+                                  ray_address=submit_to)  # fmt: skip
         try:
             check_loggers(self.options.loggers)
-            self.executor = make_executor(executor, workers=workers, ray_address=ray_address,
+            self.executor = make_executor(executor, workers=workers,
+                                          ray_address=None if submit_to else ray_address,
                                           cpus_per_run=cpus_per_run,
                                           gpus_per_run=gpus_per_run)  # fmt: skip
         except (ExecutorUnavailable, LoggerUnavailable, ValueError) as err:
             raise fail(str(err)) from None
+
+
+def dry_run(experiment: ExperimentConfig, out: Path, executor: str,
+            ray_address: str | None) -> None:  # fmt: skip
+    """Print what the runs would launch (verl: every command of round 0), run nothing."""
+    if experiment.backend != "verl":
+        print(f"# dry run of {experiment.name!r}: backend {experiment.backend} trains inside "
+              f"the harness process; it launches no commands. Runs:")  # fmt: skip
+        for job in plan(experiment):
+            print(f"{job.designer} / seed {job.seed}")
+        return
+    from harness.backends.verl.dry_run import dry_run as verl_dry_run
+    from harness.backends.verl.runtime import VerlRuntime
+
+    submit_to = ray_address if executor == "local" else None
+    try:
+        print(verl_dry_run(experiment, out, VerlRuntime(ray_address=submit_to)), end="")
+    except BackendUnavailable as err:
+        raise fail(str(err)) from None
 
 
 USER_ERRORS = (RunDirError, DesignerNotReady, UnknownDesigner, BackendUnavailable,
@@ -117,12 +145,17 @@ def run_cmd(
     logger: LoggerOption = None,
     quiet: QuietOption = False,
     as_json: JsonOption = False,
+    dry_run_: DryRunOption = False,
 ) -> None:
     """Run an experiment file: every designer x seed it names."""
+    experiment = _experiment(config, set_ or [])
+    if dry_run_:
+        dry_run(experiment, out, executor, ray_address)
+        return
     where = Where(out, resume, logger, quiet, as_json, executor=executor, workers=workers,
                   ray_address=ray_address, cpus_per_run=cpus_per_run,
-                  gpus_per_run=gpus_per_run)  # fmt: skip
-    _run(_experiment(config, set_ or []), where)
+                  gpus_per_run=gpus_per_run, backend=experiment.backend)  # fmt: skip
+    _run(experiment, where)
 
 
 def compare_cmd(
@@ -141,6 +174,7 @@ def compare_cmd(
     logger: LoggerOption = None,
     quiet: QuietOption = False,
     as_json: JsonOption = False,
+    dry_run_: DryRunOption = False,
 ) -> None:
     """Compare designers on a preset: `harness compare --designers random,hand,evidence`."""
     names = [d.strip() for d in designers.split(",") if d.strip()]
@@ -151,7 +185,11 @@ def compare_cmd(
     overrides = [f"designers=[{', '.join(json.dumps(n) for n in names)}]",
                  f"seeds=[{', '.join(str(s) for s in range(seeds))}]",
                  *([f"backend={backend}"] if backend else []), *(set_ or [])]  # fmt: skip
+    experiment = _experiment(preset_path(preset), overrides)
+    if dry_run_:
+        dry_run(experiment, out, executor, ray_address)
+        return
     where = Where(out, resume, logger, quiet, as_json, executor=executor, workers=workers,
                   ray_address=ray_address, cpus_per_run=cpus_per_run,
-                  gpus_per_run=gpus_per_run)  # fmt: skip
-    _run(_experiment(preset_path(preset), overrides), where)
+                  gpus_per_run=gpus_per_run, backend=experiment.backend)  # fmt: skip
+    _run(experiment, where)

@@ -39,6 +39,8 @@ class RunOptions:
 
     resume: bool = False
     loggers: tuple[str, ...] = ()
+    ray_address: str | None = None
+    """verl backend: submit each training round as a job to this Ray cluster."""
 
 
 def plan(experiment: ExperimentConfig) -> list[Job]:
@@ -55,8 +57,9 @@ def run_job(
     send: Callable[[RunEvent], Any] | None = None,
 ) -> ResultRecord:
     """One run, in whatever process (or Ray worker) calls it; events go to `send`."""
-    backend = make_backend(experiment, threads=threads)
     run = RunDir(root, experiment, job.designer, job.seed)
+    backend = make_backend(experiment, threads=threads, workdir=run.path,
+                           ray_address=options.ray_address)  # fmt: skip
     watchers: list[RunObserver] = make_trackers(
         options.loggers, run.path, project=experiment.name, designer=job.designer,
         seed=job.seed, config=experiment.model_dump(mode="json"),

@@ -33,7 +33,8 @@ def available_cores() -> int:
 
 
 class LocalExecutor:
-    """Up to `workers` runs at once (default: one per core, at most one per job).
+    """Up to `workers` runs at once (default: one per core, at most one per job; one at a time
+    for the verl backend, whose runs would otherwise share this machine's GPUs).
 
     A run that raises does not stop the others; `RunsFailed` names it once all have ended.
     """
@@ -52,7 +53,8 @@ class LocalExecutor:
         on_event: OnEvent | None = None,
     ) -> list[ResultRecord]:
         cores = available_cores()
-        workers = max(1, min(self.workers or cores, len(jobs)))
+        default = 1 if experiment.backend == "verl" else cores
+        workers = max(1, min(self.workers or default, len(jobs)))
         threads = max(1, cores // workers)
         context = multiprocessing.get_context("spawn")
         with context.Manager() as manager, ProcessPoolExecutor(workers, mp_context=context) as pool:

@@ -8,9 +8,16 @@ for, on whichever nodes have it.
 Decisions, and why:
 
 - Resources. A run declares `cpus_per_run` CPUs (default 1) and `gpus_per_run` GPUs (default 0
-  for the `cpu` backend; for `verl` the paper's 4). Torch gets `floor(cpus_per_run)` threads, so
-  the default gives the same numbers on any cluster: the CPU learner is deterministic for a
-  given seed and thread count, not across thread counts.
+  for the `cpu` backend; for `verl` its ``verl.n_gpus_per_node``, the paper's 4). Torch gets
+  `floor(cpus_per_run)` threads, so the default gives the same numbers on any cluster: the CPU
+  learner is deterministic for a given seed and thread count, not across thread counts.
+- verl runs hold their GPUs. The task reserves the run's GPUs and everything the run starts
+  stays inside them: verl is started with ``RAY_ADDRESS=local``, so it brings up a private
+  Ray instance on that node that sees only the task's GPUs (``CUDA_VISIBLE_DEVICES``, set by
+  Ray) rather than joining this cluster, where it would wait for GPUs its own task holds; vLLM
+  evaluation and serving use the same GPUs between training rounds. A run's training is
+  therefore on one node (``verl.nnodes`` 1); training across nodes is done by submitting each
+  round as a Ray job instead (the local executor with ``--ray-address``).
 - Retries. Without `--resume` a task is never retried: its first attempt has already created
   the run directory, so a retry would stop at "already holds a run" (or, worse, a retry that
   resumed by itself would hide that a run crashed). With `--resume` a retry *is* a resume --
@@ -122,8 +129,16 @@ class RayExecutor:
         self.cpus_per_run, self.gpus_per_run = cpus_per_run, gpus_per_run
 
     def resources(self, experiment: ExperimentConfig) -> Resources:
-        """The options given, else the backend's defaults."""
+        """The options given, else the backend's defaults (verl: its GPUs per node)."""
         default = DEFAULT_RESOURCES[experiment.backend]
+        if experiment.verl is not None and experiment.backend == "verl":
+            if experiment.verl.nnodes > 1:
+                raise ExecutorUnavailable(
+                    f"verl.nnodes is {experiment.verl.nnodes}: a Ray task trains on one node; "
+                    "train across nodes by submitting rounds as Ray jobs (--executor local "
+                    "--ray-address http://head:8265)"
+                )
+            default = Resources(cpus=default.cpus, gpus=experiment.verl.n_gpus_per_node)
         return Resources(
             cpus=default.cpus if self.cpus_per_run is None else self.cpus_per_run,
             gpus=default.gpus if self.gpus_per_run is None else self.gpus_per_run,

@@ -67,6 +67,8 @@ class ScriptedServer:
         self.default = Reply(content=scripted_good_answer())
         self.responder: Callable[[dict[str, Any]], Reply | str | None] | None = None
         """Answers a request body before the queue is consulted; None falls through to it."""
+        self.model_ids = ["scripted-model"]
+        """What ``GET /v1/models`` lists (a stand-in ``vllm serve`` lists its served name)."""
         self.port = _free_port()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -101,12 +103,17 @@ class ScriptedServer:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/health", self._health)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
 
     async def _models(self, request: web.Request) -> web.Response:
-        return web.json_response({"object": "list", "data": [{"id": "scripted-model"}]})
+        data = [{"id": model, "object": "model"} for model in self.model_ids]
+        return web.json_response({"object": "list", "data": data})
+
+    async def _health(self, request: web.Request) -> web.Response:
+        return web.Response(status=200)
 
     async def _chat(self, request: web.Request) -> web.Response:
         body = await request.json()

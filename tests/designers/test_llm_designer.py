@@ -14,7 +14,7 @@ import time
 import pytest
 
 from designers.base import DesignerNotReady
-from designers.context import DesignContext
+from designers.context import DesignContext, Endpoint
 from designers.llm import factories
 from designers.llm.client import CallSettings, Target, complete, scrub
 from mapf_env import EnvConfig, project
@@ -149,14 +149,17 @@ def test_connection_refused_is_retried_then_reported() -> None:
     assert result.error is not None and result.attempts == 3
 
 
-def test_self_without_endpoint_fails_clearly() -> None:
+def test_self_without_endpoint_reads_the_backends_and_fails_clearly_without_it() -> None:
     designer = factories.self_checkpoint()
-    with pytest.raises(DesignerNotReady, match="endpoint"):
-        designer.check_ready()
+    assert designer.backend_endpoints == ("policy",)
+    assert factories.base_model().backend_endpoints == ("base",)
+    designer.check_ready()  # whether the backend serves one is the harness's check
     with pytest.raises(DesignerNotReady, match="policy_endpoint"):
         designer.propose(CTX)
-    with pytest.raises(DesignerNotReady):
-        factories.base_model().check_ready()
+    with pytest.raises(DesignerNotReady, match="base_endpoint"):
+        factories.base_model().propose(CTX)
+    given = factories.self_checkpoint(endpoint=Endpoint(base_url="http://x/v1", model="m"))
+    assert given.backend_endpoints == ()
 
 
 def test_self_uses_context_endpoint(openai_server: ScriptedServer) -> None:

@@ -34,7 +34,7 @@ def test_bad_input_is_one_line_not_a_traceback(tmp_path: Path) -> None:
         (["compare", "--designers", "random", "--preset", "nope"], "no preset 'nope'"),
         (["compare", "--designers", "random", "--set", "roundz=2"], "did you mean 'rounds'"),
         (["compare", "--designers", "random", "--seeds", "0"], "--seeds"),
-        (["compare", "--designers", "random", "--backend", "verl"], "not available"),
+        (["compare", "--designers", "random", "--backend", "verl"], "policy 'mlp'"),
         (["run", str(tmp_path / "missing.yaml")], "no experiment config"),
         (["compare", "--designers", "random", "--executor", "slurm"], "unknown executor 'slurm'"),
         (["compare", "--designers", "random", "--ray-address", "auto"], "needs --executor ray"),

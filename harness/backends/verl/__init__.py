@@ -1,8 +1,12 @@
-"""The verl backend's CPU-testable pieces: settings, one round's Hydra overrides, the reward.
+"""The verl backend: the paper's GRPO recipe in verl, evaluation and serving with vLLM.
 
-verl itself is imported nowhere at module level: the settings and overrides work (and the dry
-run prints the recipe) without it; `harness.backends.verl.reward` is the file verl loads by
-path and needs only `mapf_env`.
+Exported here are the pieces that need neither verl nor the experiment model: the settings, one
+round's Hydra overrides and the batch arithmetic. The backend itself is
+`harness.backends.verl.backend.VerlBackend` (built by `harness.backends.factory.make_backend`;
+not imported here, as `harness.experiment` imports this package for `VerlSettings`), with its
+process plumbing in `runtime`, `process`, `curves`, `generate`, `serve` and `dry_run`.
+verl itself is imported nowhere at module level: the dry run works without it;
+`harness.backends.verl.reward` is the file verl loads by path and needs only `mapf_env`.
 """
 
 from harness.backends.verl.overrides import (

@@ -87,6 +87,11 @@ class RoundInputs(BaseModel):
     resume_mode: Literal["auto", "disable"] | None = Field(
         None, description="None = the settings' resume_mode."
     )
+    rollout_dir: Path | None = Field(
+        None,
+        description="trainer.rollout_data_dir: verl dumps each step's responses with the "
+        "reward's terms there (the valid-rate curve is read from it); None dumps nothing.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +325,8 @@ def build_overrides(
         ("trainer.resume_mode", inputs.resume_mode or s.resume_mode),
         ("trainer.default_local_dir", inputs.checkpoint_dir.absolute()),
     ]
+    if inputs.rollout_dir is not None:
+        pairs.append(("trainer.rollout_data_dir", inputs.rollout_dir.absolute()))
     return [f"{key}={hydra_value(value)}" for key, value in pairs] + list(s.extra_overrides)
 
 

@@ -112,6 +112,22 @@ class VerlSettings(BaseModel):
         description="Coefficients of mapf_env's reward, passed to the reward function.",
     )
 
+    # --- evaluation and serving (vLLM, outside training) -----------------------------------
+    eval_gpu_memory_utilization: float = Field(
+        0.85, gt=0.0, le=1.0, description="vLLM's share of GPU memory for offline evaluation."
+    )
+    serve_gpu_memory_utilization: float = Field(
+        0.85, gt=0.0, le=1.0, description="vLLM's share of GPU memory when serving a designer."
+    )
+    serve_max_model_len: int | None = Field(
+        None, ge=1, description="vllm serve --max-model-len; None = the model's own."
+    )
+    reasoning_parser: str | None = Field(
+        "qwen3",
+        description="vllm serve --reasoning-parser: the designer gets the answer apart from "
+        "the reasoning; None for models without one.",
+    )
+
     # --- trainer, checkpoints, logs --------------------------------------------------------
     project_name: str | None = Field(
         None, description="trainer.project_name; None = the experiment's name."
@@ -134,6 +150,11 @@ class VerlSettings(BaseModel):
         "auto",
         description="auto: a crashed round resumes from its own latest checkpoint; a fresh "
         "round directory has none, so it starts from the given model.",
+    )
+    keep_rollouts: bool = Field(
+        False,
+        description="Keep verl's per-step rollout dumps (every response's text and reward "
+        "terms, tens of MB per step); they are read for the valid-rate curve, then deleted.",
     )
     extra_overrides: tuple[str, ...] = Field(
         (), description="Raw Hydra overrides appended last (an escape hatch; checked by verl)."

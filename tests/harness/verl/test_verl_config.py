@@ -71,6 +71,7 @@ def inputs(round_files: tuple[Path, Path], model_dir: Path, tmp_path: Path) -> R
         run_name="self-seed0",
         seed=3,
         valid_rate=0.3,
+        rollout_dir=tmp_path / "round-001" / "rollouts",
     )
 
 
@@ -111,6 +112,25 @@ def test_paper_overrides_compose_and_pass_verls_validation(
     assert (trainer.resume_mode, trainer.default_local_dir) == ("auto", str(inputs.checkpoint_dir))
     assert list(trainer.logger) == ["console"]
     assert trainer.experiment_name == "self-seed0-round1"
+    assert trainer.rollout_data_dir == str(inputs.rollout_dir)
+
+
+def test_the_backends_own_command_composes(paper: ExperimentConfig, tmp_path: Path) -> None:
+    """The overrides VerlBackend launches main_ppo with (the file logger added, the round's
+    files in the run directory) pass verl's validation."""
+    from harness.backends.verl.backend import VerlBackend
+
+    backend = VerlBackend(paper, tmp_path / "paper" / "self" / "seed-0")
+    inputs = backend.round_inputs(0, paper.samples_per_round, seed=7)
+    launch, job = backend.train_launch(inputs, tmp_path / "metrics.jsonl")
+    assert job is None and launch.env["RAY_ADDRESS"] == "local"
+    overrides = list(launch.argv[3:])
+    assert launch.argv[1:3] == ("-m", "verl.trainer.main_ppo")
+    cfg = compose_verl(overrides)
+    verl_checks(cfg)
+    assert list(cfg.trainer.logger) == ["console", "file"]
+    assert cfg.custom_reward_function.path == str(inputs.reward_path)
+    assert cfg.trainer.rollout_data_dir == str(inputs.rollout_dir)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,415 @@
+"""`VerlBackend`: the round loop's `Backend` on GPUs -- GRPO in verl, answers and servers by vLLM.
+
+Every GPU job is a fresh process (`process`), so GPU memory is released between training,
+evaluation and serving, and verl's per-process reward-module cache never outlives a round:
+
+* ``train_round`` writes the round's datasets (`mapf_env.export`) and reward entry point, then
+  runs ``python -m verl.trainer.main_ppo`` with the round's Hydra overrides
+  (`build_overrides`), or submits it as a Ray job with a `VerlRuntime.ray_address`. A crashed
+  attempt is rerun with the same command and resumes from the round's latest checkpoint
+  (``trainer.resume_mode=auto``); curves stream into ``on_step`` while verl runs (`curves`).
+* ``respond`` runs ``harness.backends.verl.generate`` (vLLM offline, `LLM.chat`); the loop
+  scores the texts with the testbed's verifier, as for every backend.
+* ``endpoint`` starts ``vllm serve`` on 127.0.0.1 and ``release`` stops it (`serve`).
+
+Files: everything lives in the run directory, under ``<run>/verl/``::
+
+    round-000/train.parquet, val.parquet, reward.py    what the round trains on
+    round-000/checkpoints/                               trainer.default_local_dir
+    round-000/metrics/attempt-K.jsonl, rollouts/        verl's file logger and rollout dumps
+    round-000/steps.jsonl, train.log                     the round's curves and verl's output
+    logs/generate.log, logs/serve-policy.log             evaluation and serving output
+
+``round-NNN/`` is not cleared when the harness restarts a round (the loop's own round
+directory is), so a run resumed with ``--resume`` in the middle of training continues verl's
+checkpoints. ``save(<run>/round-NNN/checkpoint)`` writes ``verl_state.json`` there -- the
+round count, the running valid rate and the relative path of the round's merged Hugging Face
+model (plus an ``hf_model`` link to it) -- and ``load`` continues from it.
+
+The reward's accuracy weight for round n is the running valid rate (an exponential moving
+average over training steps, as the CPU learner keeps it) at the end of round n-1, 0 for round
+0, passed to the reward as ``valid_rate``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Literal
+
+from designers import Endpoint
+from harness.backends.base import BackendUnavailable, RoundTraining, Served, TrainStep
+from harness.backends.verl import process
+from harness.backends.verl.curves import RoundCurves
+from harness.backends.verl.generate import (
+    GenerateRequest,
+    read_answers,
+    write_prompts,
+)
+from harness.backends.verl.overrides import (
+    REWARD_MODULE,
+    BatchPlan,
+    RoundInputs,
+    build_overrides,
+    final_hf_model,
+    latest_step,
+    plan_round,
+)
+from harness.backends.verl.process import Launch
+from harness.backends.verl.runtime import VerlRuntime, ppo_environment
+from harness.backends.verl.serve import VllmServer, free_port, serve_argv
+from harness.backends.verl.settings import VerlSettings
+from harness.experiment import ExperimentConfig
+from mapf_env import Instance, RunningValidRate, load_suite, render_prompt, write_parquet
+from mapf_env.export import atomic_write_bytes
+
+__all__ = ["STATE_FILE", "VerlBackend"]
+
+STATE_FILE = "verl_state.json"
+STATE_SCHEMA = 1
+
+
+class VerlBackend:
+    """GRPO with verl, evaluation and serving with vLLM; see the module docstring."""
+
+    name = "verl"
+
+    def __init__(
+        self, experiment: ExperimentConfig, workdir: Path, runtime: VerlRuntime | None = None
+    ) -> None:
+        if experiment.verl is None:
+            raise ValueError("the verl backend needs the experiment's verl section")
+        if experiment.policy == "mlp":
+            raise BackendUnavailable(
+                "policy 'mlp' is the CPU learner's network; the verl backend trains a Hugging "
+                "Face model: set policy (e.g. --set policy=Qwen/Qwen3-4B)"
+            )
+        logger = experiment.verl.logger
+        self.settings: VerlSettings = experiment.verl.model_copy(
+            update={"logger": logger if "file" in logger else (*logger, "file")}
+        )
+        self.experiment = experiment
+        self.workdir = Path(workdir).absolute()  # verl runs in the round directory
+        self.root = self.workdir / "verl"
+        self.runtime = runtime or VerlRuntime()
+        self._servers: dict[Served, VllmServer] = {}
+        self._calls = 0
+        self.initialise(0)
+
+    def check_installed(self) -> None:
+        """`BackendUnavailable` naming the ``gpu`` extra when verl or vLLM is missing."""
+        self.runtime.check_installed()
+
+    # --- state ----------------------------------------------------------------------------
+
+    def initialise(self, seed: int) -> None:
+        """Start from the experiment's policy (a pretrained model: `seed` draws nothing)."""
+        del seed
+        self.model: Path | None = None
+        self.rounds_done = 0
+        self.steps_done = 0
+        self.running = RunningValidRate()
+
+    @property
+    def current_model(self) -> str:
+        """The model to answer with: the last round's Hugging Face directory, or the policy."""
+        return str(self.model) if self.model is not None else self.experiment.policy
+
+    @property
+    def run_name(self) -> str:
+        """``<designer>-seed-<n>`` from the run directory (names verl's experiment)."""
+        return f"{self.workdir.parent.name}-{self.workdir.name}"
+
+    def round_dir(self, n: int) -> Path:
+        return self.root / f"round-{n:03d}"
+
+    def save(self, directory: Path) -> None:
+        """Where the next round starts: `verl_state.json` pointing at the round's model."""
+        directory.mkdir(parents=True, exist_ok=True)
+        relative = None if self.model is None else os.path.relpath(self.model, directory)
+        state = {
+            "schema_version": STATE_SCHEMA,
+            "backend": self.name,
+            "policy": self.experiment.policy,
+            "rounds_done": self.rounds_done,
+            "steps_done": self.steps_done,
+            "running_valid_rate": self.running.value,
+            "running_updates": self.running.updates,
+            "model": relative,
+        }
+        atomic_write_bytes(directory / STATE_FILE, json.dumps(state, indent=2).encode("utf-8"))
+        link = directory / "hf_model"
+        if relative is not None and not link.is_symlink():
+            with contextlib.suppress(OSError):  # a convenience: the JSON is what load reads
+                link.symlink_to(relative, target_is_directory=True)
+
+    def load(self, directory: Path) -> None:
+        """Continue from what `save` wrote."""
+        state = json.loads((directory / STATE_FILE).read_text(encoding="utf-8"))
+        if state.get("schema_version") != STATE_SCHEMA or state.get("backend") != self.name:
+            raise ValueError(f"{directory / STATE_FILE} is not a verl backend state")
+        model = None
+        if state["model"] is not None:
+            model = Path(os.path.normpath(directory / state["model"]))
+            if not (model / "config.json").is_file():
+                raise FileNotFoundError(
+                    f"{directory / STATE_FILE} points to {model}, which holds no Hugging Face "
+                    "model; was the run's verl/ directory moved or deleted?"
+                )
+        self.initialise(0)
+        self.model = model
+        self.rounds_done = int(state["rounds_done"])
+        self.steps_done = int(state["steps_done"])
+        self.running = RunningValidRate(initial=float(state["running_valid_rate"]))
+        self.running.updates = int(state["running_updates"])
+
+    # --- training -------------------------------------------------------------------------
+
+    def round_inputs(self, n: int, train_rows: int, seed: int) -> RoundInputs:
+        """Round `n`'s inputs, continuing from the current model (no file is touched)."""
+        where = self.round_dir(n)
+        return RoundInputs(
+            round=n,
+            train_files=where / "train.parquet",
+            val_files=where / "val.parquet",
+            checkpoint_dir=where / "checkpoints",
+            model_path=None if self.model is None else str(self.model),
+            run_name=self.run_name,
+            seed=seed,
+            valid_rate=self.running.value,
+            train_rows=train_rows,
+            reward_path=where / "reward.py",
+            rollout_dir=where / "rollouts",
+        )
+
+    def plan(self, train_rows: int, epochs: int | None = None) -> BatchPlan:
+        epochs = self.experiment.epochs_per_round if epochs is None else epochs
+        return plan_round(self.settings, self.experiment.grpo.group_size, train_rows, epochs)
+
+    def train_launch(
+        self, inputs: RoundInputs, metrics: Path, epochs: int | None = None
+    ) -> tuple[Launch, str | None]:
+        """The round's training command, and the Ray job's submission id when it is one."""
+        experiment = self.experiment
+        if epochs is not None and epochs != experiment.epochs_per_round:
+            experiment = experiment.model_copy(update={"epochs_per_round": epochs})
+        overrides = build_overrides(experiment, self.settings, inputs)
+        commands = self.runtime.commands
+        env = {**ppo_environment(), "VERL_FILE_LOGGER_PATH": str(metrics.absolute())}
+        log = self.round_dir(inputs.round) / "train.log"
+        if self.runtime.ray_address is None:
+            argv = (commands.python, *commands.trainer, *overrides)
+            # RAY_ADDRESS=local: verl starts a Ray instance of its own, even on a machine (or
+            # inside a Ray task) where another one runs, and so uses only the GPUs it was given
+            return Launch(argv, log, {**env, "RAY_ADDRESS": "local"}, cwd=log.parent), None
+        job = f"envdesign-{self.run_name}-r{inputs.round:03d}-{uuid.uuid4().hex[:8]}"
+        argv = (
+            commands.python, *commands.ray, "job", "submit",
+            "--address", self.runtime.ray_address,
+            "--submission-id", job,
+            "--runtime-env-json", json.dumps({"env_vars": env}, sort_keys=True),
+            "--", commands.job_python, *commands.trainer, *overrides,
+        )  # fmt: skip
+        return Launch(argv, log, cwd=log.parent), job
+
+    def stop_job_launch(self, job: str) -> Launch:
+        commands, address = self.runtime.commands, self.runtime.ray_address
+        assert address is not None
+        argv = (
+            commands.python,
+            *commands.ray,
+            "job",
+            "stop",
+            "--address",
+            address,
+            "--no-wait",
+            job,
+        )
+        return Launch(argv, self.root / "logs" / "ray-job-stop.log")
+
+    def write_round_files(self, inputs: RoundInputs, instances: Sequence[Instance]) -> None:
+        """The round's training and validation parquet and its reward entry point."""
+        meta = {"round": inputs.round, "run": self.run_name}
+        write_parquet(instances, inputs.train_files, split="train", metadata_extra=meta)
+        validation = [item.instance for item in load_suite(self.experiment.validation).items]
+        write_parquet(validation, inputs.val_files, split="validation", metadata_extra=meta)
+        atomic_write_bytes(inputs.reward_path, REWARD_MODULE.read_bytes())
+
+    def train_round(
+        self,
+        instances: Sequence[Instance],
+        *,
+        epochs: int,
+        seed: int,
+        on_step: Callable[[TrainStep], None] | None = None,
+    ) -> RoundTraining:
+        """One round of GRPO in verl, continuing from the previous round's model."""
+        if any(i.optimum is None for i in instances):
+            raise ValueError("train_round needs solved instances (the reward reads their optima)")
+        self.release()
+        started = time.perf_counter()
+        n = self.rounds_done
+        plan = self.plan(len(instances), epochs)
+        inputs = self.round_inputs(n, len(instances), seed)
+        self.write_round_files(inputs, instances)
+        curves = RoundCurves(
+            self.round_dir(n),
+            steps_before=self.steps_done,
+            running=lambda: self.running.value,
+            keep_rollouts=self.settings.keep_rollouts,
+        )
+        report = on_step or (lambda step: None)
+        for step in curves.replay():
+            report(step)
+        self._train(inputs, plan, curves, report, epochs)
+        steps = curves.ordered()
+        model = final_hf_model(inputs.checkpoint_dir, plan)
+        for step in steps:
+            self.running.update(min(1.0, max(0.0, step.valid_rate)))
+        self.model, self.rounds_done = model, n + 1
+        self.steps_done += plan.total_steps
+        return RoundTraining(
+            steps=steps,
+            epochs=epochs,
+            samples=len(instances),
+            seconds=time.perf_counter() - started,
+        )
+
+    def _train(
+        self,
+        inputs: RoundInputs,
+        plan: BatchPlan,
+        curves: RoundCurves,
+        report: Callable[[TrainStep], None],
+        epochs: int,
+    ) -> None:
+        """Run the trainer until the round's last step is saved, rerunning it after a crash."""
+        saved = latest_step(inputs.checkpoint_dir)
+        if saved == plan.total_steps:
+            return  # trained by an earlier harness process that stopped before saving
+        first = curves.attempts_so_far() + 1
+        curves.metrics_dir.mkdir(parents=True, exist_ok=True)  # verl's file logger will not
+        for attempt in range(first, first + self.runtime.train_attempts):
+            launch, job = self.train_launch(inputs, curves.metrics_file(attempt), epochs)
+
+            def tick(attempt: int = attempt) -> None:
+                for step in curves.poll(attempt):
+                    report(step)
+
+            code = process.run(
+                launch,
+                tick=tick,
+                interval_s=self.runtime.poll_s,
+                grace_s=self.runtime.stop_grace_s,
+                on_abort=None if job is None else partial(self._stop_job, job),
+            )
+            now = latest_step(inputs.checkpoint_dir)
+            if now == plan.total_steps:
+                return
+            last = attempt == first + self.runtime.train_attempts - 1
+            if last or (attempt > first and now == saved):
+                what = f"verl training of round {inputs.round} (attempt {attempt}, last saved "
+                what += f"step {now} of {plan.total_steps})"
+                raise process.failure(what, code, launch.log)
+            saved = now
+
+    def _stop_job(self, job: str) -> None:
+        """Ask Ray to stop a job whose ``ray job submit`` was interrupted (the job would run on
+        without it); ``--no-wait``: the request is sent, Ray stops the job on its own."""
+        with contextlib.suppress(Exception):
+            process.run(self.stop_job_launch(job), interval_s=self.runtime.poll_s)
+
+    # --- answers --------------------------------------------------------------------------
+
+    def generate_request(
+        self, directory: Path, samples: int, greedy: bool, seed: int
+    ) -> GenerateRequest:
+        s = self.settings
+        return GenerateRequest(
+            model=self.current_model,
+            prompts=directory / "prompts.jsonl",
+            answers=directory / "answers.jsonl",
+            n=samples,
+            temperature=0.0 if greedy else s.temperature,
+            top_p=s.top_p,
+            max_tokens=s.max_response_length,
+            seed=seed,
+            tensor_parallel=s.tensor_parallel,
+            gpu_memory_utilization=s.eval_gpu_memory_utilization,
+            max_model_len=s.max_prompt_length + s.max_response_length,
+            enable_thinking=s.enable_thinking,
+        )
+
+    def generate_launch(self, request_path: Path) -> Launch:
+        commands = self.runtime.commands
+        argv = (commands.python, *commands.generator, str(request_path.absolute()))
+        return Launch(argv, self.root / "logs" / "generate.log")
+
+    def respond(
+        self, instances: Sequence[Instance], *, samples: int = 1, greedy: bool = True, seed: int = 0
+    ) -> list[list[str]]:
+        """`samples` answers per instance from vLLM (greedy: temperature 0)."""
+        if samples < 1:
+            raise ValueError(f"samples must be at least 1, got {samples}")
+        if not instances:
+            return []
+        self.release()
+        self._calls += 1
+        directory = self.root / "generate" / f"call-{os.getpid()}-{self._calls:04d}"
+        request = self.generate_request(directory, samples, greedy, seed)
+        ids = [inst.id or f"#{i}" for i, inst in enumerate(instances)]
+        write_prompts(
+            request.prompts, [(i, render_prompt(x)) for i, x in zip(ids, instances, strict=True)]
+        )
+        request_path = directory / "request.json"
+        atomic_write_bytes(request_path, request.model_dump_json(indent=2).encode("utf-8"))
+        launch = self.generate_launch(request_path)
+        code = process.run(
+            launch, interval_s=self.runtime.poll_s, grace_s=self.runtime.stop_grace_s
+        )
+        if code != 0:
+            raise process.failure(f"vLLM generation with {request.model}", code, launch.log)
+        answers = read_answers(request.answers, ids, samples)
+        shutil.rmtree(directory, ignore_errors=True)
+        return answers
+
+    # --- serving --------------------------------------------------------------------------
+
+    def served_model(self, which: Served) -> tuple[str, str]:
+        """(model to serve, served name) for the policy or the base model."""
+        base = self.experiment.policy
+        short = Path(base).name or "model"
+        if which == "base" or self.model is None:
+            return base, base if which == "base" else f"{short}-untrained"
+        return str(self.model), f"{short}-rl-round{self.rounds_done - 1}"
+
+    def serve_launch(self, which: Served, model: str, name: str, port: int | str) -> Launch:
+        argv = serve_argv(self.runtime.commands, self.settings, model, name, port)
+        return Launch(argv, self.root / "logs" / f"serve-{which}.log")
+
+    def endpoint(self, which: Literal["policy", "base"]) -> Endpoint | None:
+        """Serve the current checkpoint (policy) or the base model; `release` stops it."""
+        if which in self._servers:
+            return self._servers[which].endpoint
+        model, name = self.served_model(which)
+        port = free_port()
+        server = VllmServer(
+            self.serve_launch(which, model, name, port), port, name,
+            grace_s=self.runtime.stop_grace_s,
+        )  # fmt: skip
+        endpoint = server.start(self.runtime.serve_timeout_s, min(1.0, self.runtime.poll_s))
+        self._servers[which] = server
+        return endpoint
+
+    def release(self) -> None:
+        """Stop every server `endpoint` started."""
+        while self._servers:
+            _, server = self._servers.popitem()
+            server.stop()

@@ -1,0 +1,154 @@
+"""A stand-in for ``python -m verl.trainer.main_ppo``: writes what verl 0.6.1 would write.
+
+Run as a script with the round's Hydra overrides. It reads the overrides the harness passes,
+loads the reward entry point from ``custom_reward_function.path`` exactly as verl does (by file
+path, with the ``reward_kwargs``), and for every step of the round (rows // train_batch_size
+per epoch, times total_epochs), resuming after ``latest_checkpointed_iteration.txt`` with
+``resume_mode=auto``:
+
+* scores ``rollout.n`` answers per prompt -- the reference plan for even rows, prose for odd
+  ones -- with the reward function and dumps them to ``rollout_data_dir/<step>.jsonl``;
+* writes the step's metrics as verl's ``file`` logger does (``$VERL_FILE_LOGGER_PATH``, mode w);
+* saves ``global_step_<N>/actor/huggingface/config.json`` and the tracker every ``save_freq``
+  steps and at the last step, keeping ``max_actor_ckpt_to_keep`` checkpoints.
+
+Each start is appended to ``<default_local_dir>/fake_verl_calls.jsonl`` (the model it started
+from, the reward's valid rate, the first step, the environment verl would see).
+``FAKE_VERL_CRASH_AT=<step>`` exits with code 3 after logging that step, before saving it:
+once (a marker file beside the calls file remembers it), or every time with
+``FAKE_VERL_CRASH_ALWAYS=1``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from mapf_env import read_parquet, reference_answer
+
+WATCHED_ENV = (
+    "NCCL_CUMEM_ENABLE",
+    "RAY_ADDRESS",
+    "VERL_FILE_LOGGER_PATH",
+    "TOKENIZERS_PARALLELISM",
+)
+
+
+def _value(text: str) -> Any:
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1].replace("\\'", "'")
+    if text.startswith("[") and text.endswith("]"):
+        return [_value(t) for t in text[1:-1].split(",") if t]
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False, "null": None}.get(text, text)
+
+
+def overrides(argv: list[str]) -> dict[str, Any]:
+    out = {}
+    for arg in argv:
+        key, _, raw = arg.partition("=")
+        out[key.lstrip("+")] = _value(raw)
+    return out
+
+
+def load_reward(cfg: dict[str, Any]) -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "custom_module", cfg["custom_reward_function.path"]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, cfg["custom_reward_function.name"])
+
+
+def main(argv: list[str]) -> int:
+    cfg = overrides(argv)
+    kwargs = {
+        k.removeprefix("custom_reward_function.reward_kwargs."): v
+        for k, v in cfg.items()
+        if k.startswith("custom_reward_function.reward_kwargs.")
+    }
+    compute_score = load_reward(cfg)
+    train = Path(cfg["data.train_files"])
+    rows = pq.read_metadata(train).num_rows
+    batch, n = int(cfg["data.train_batch_size"]), int(cfg["actor_rollout_ref.rollout.n"])
+    per_epoch = rows // batch
+    total = per_epoch * int(cfg["trainer.total_epochs"])
+    save_freq, keep = int(cfg["trainer.save_freq"]), cfg["trainer.max_actor_ckpt_to_keep"]
+    ckpt = Path(cfg["trainer.default_local_dir"])
+    ckpt.mkdir(parents=True, exist_ok=True)
+    tracker = ckpt / "latest_checkpointed_iteration.txt"
+    start = 1
+    if cfg["trainer.resume_mode"] == "auto" and tracker.exists():
+        start = int(tracker.read_text()) + 1
+    model = str(cfg["actor_rollout_ref.model.path"])
+    call = {
+        "model": model,
+        "valid_rate": kwargs["valid_rate"],
+        "start": start,
+        "seed": cfg["data.seed"],
+        "logger": cfg["trainer.logger"],
+        "env": {k: os.environ.get(k) for k in WATCHED_ENV},
+    }
+    with open(ckpt / "fake_verl_calls.jsonl", "a") as f:
+        f.write(json.dumps(call) + "\n")
+    if Path(model).is_absolute() and not (Path(model) / "config.json").is_file():
+        print(f"no model at {model}", file=sys.stderr)
+        return 1
+    instances = read_parquet(train)
+    rollouts = Path(cfg["trainer.rollout_data_dir"])
+    rollouts.mkdir(parents=True, exist_ok=True)
+    crash_at = int(os.environ.get("FAKE_VERL_CRASH_AT", "0"))
+    marker = ckpt / "fake_verl_crashed"
+    logger = open(os.environ["VERL_FILE_LOGGER_PATH"], "w")  # noqa: SIM115 (as verl: mode w)
+    for step in range(start, total + 1):
+        epoch = (step - 1) // per_epoch
+        lo = ((step - 1) % per_epoch) * batch
+        lines, scores = [], []
+        for row, inst in enumerate(instances[lo : lo + batch], lo):
+            text = reference_answer(inst) if row % 2 == 0 else "I cannot solve this one."
+            for _ in range(n):
+                score = compute_score("mapf_frozenlake", text, inst.model_dump_json(), {}, **kwargs)
+                scores.append(score["score"])
+                lines.append(json.dumps({"input": "...", "output": text, **score, "step": step}))
+        (rollouts / f"{step}.jsonl").write_text("\n".join(lines) + "\n")
+        metrics = {
+            "critic/score/mean": sum(scores) / len(scores),
+            "actor/kl_loss": 0.001 * step,
+            "actor/pg_loss": -0.5 / step,
+            "training/epoch": epoch,
+            "training/global_step": step,
+            "timing_s/step": 0.01,
+        }
+        logger.write(json.dumps({"step": step, "data": metrics}) + "\n")
+        if step == crash_at and (os.environ.get("FAKE_VERL_CRASH_ALWAYS") or not marker.exists()):
+            marker.touch()
+            logger.close()
+            print(f"fake verl: crashing at step {step}", file=sys.stderr)
+            return 3
+        if step % save_freq == 0 or step == total:
+            hf = ckpt / f"global_step_{step}" / "actor" / "huggingface"
+            hf.mkdir(parents=True, exist_ok=True)
+            (hf / "config.json").write_text(json.dumps({"fake": True, "step": step}))
+            tracker.write_text(str(step))
+            saved = sorted(ckpt.glob("global_step_*"), key=lambda p: int(p.name.split("_")[-1]))
+            for old in saved[: -int(keep)] if keep else []:
+                shutil.rmtree(old)
+    logger.close()
+    print(f"fake verl: trained steps {start}..{total}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
