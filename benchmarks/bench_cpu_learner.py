@@ -13,10 +13,17 @@ machines even when the absolute seconds do not:
 
 Training data is generated before the clocks start: generation is the testbed's cost, not the
 learner's. Run alone: ``python benchmarks/bench_cpu_learner.py [--quick]``.
+
+Beside each wall-clock time the table gives the CPU time the process spent (all its threads),
+and the load average is printed before and after: on a machine shared with other work the
+wall times swing by tens of percent, while the CPU seconds show whether the work itself changed
+(on an idle 2-core machine, wall time is below CPU time, as the matrix products use both cores).
 """
 
 from __future__ import annotations
 
+import os
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -31,13 +38,21 @@ from mapf_env import Instance, generate, load_suite, random_config, verify
 BENCH_SUITES = ("3agents", "4agents", "5agents")
 
 
-def timed(fn: Callable[[], object]) -> float:
-    started = time.perf_counter()
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(fn: Callable[[], object]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of `fn()`."""
+    started, cpu = time.perf_counter(), cpu_seconds()
     fn()
-    return time.perf_counter() - started
+    return time.perf_counter() - started, cpu_seconds() - cpu
 
 
-def train_seconds(instances: tuple[Instance, ...], *, bf16: bool) -> tuple[float, CpuBackend]:
+def train_seconds(
+    instances: tuple[Instance, ...], *, bf16: bool
+) -> tuple[tuple[float, float], CpuBackend]:
     backend = CpuBackend(CpuLearnerSettings(bf16=bf16))
     seconds = timed(lambda: backend.train_round(instances, epochs=3, seed=0))
     return seconds, backend
@@ -51,21 +66,23 @@ def main(quick: bool = False) -> None:
     bench = [item.instance for name in BENCH_SUITES for item in load_suite(name).items]
     console.print(f"bf16 native: {cpu_has_bf16()}; instances {len(paper)}/{len(round_small)}")
 
-    t_paper, trained = train_seconds(paper, bf16=True)
-    t_small, _ = train_seconds(round_small, bf16=True)
-    t_small32, _ = train_seconds(round_small, bf16=False)
+    load_before = os.getloadavg()[0]
+    (t_paper, c_paper), trained = train_seconds(paper, bf16=True)
+    (t_small, c_small), _ = train_seconds(round_small, bf16=True)
+    (t_small32, _), _ = train_seconds(round_small, bf16=False)
     answers: list[list[str]] = []
-    t_eval = timed(lambda: answers.extend(trained.respond(bench)))
+    t_eval, c_eval = timed(lambda: answers.extend(trained.respond(bench)))
     picks = bench[:: max(1, len(bench) // sample)][:sample]
-    t_loop = timed(lambda: [trained.respond([inst]) for inst in picks])
+    t_loop, _ = timed(lambda: [trained.respond([inst]) for inst in picks])
     valid = sum(verify(i, a[0]).valid for i, a in zip(bench, answers, strict=True)) / len(bench)
 
     table = Table(title="CPU learner (2-core targets)")
-    for col in ("measure", "seconds", "target s", "reference", "ratio"):
+    for col in ("measure", "seconds", "cpu s", "target s", "reference", "ratio"):
         table.add_column(col)
     table.add_row(
         f"round {len(paper)} x 8 x 3, fresh",
         f"{t_paper:.1f}",
+        f"{c_paper:.1f}",
         "25",
         "target",
         f"{t_paper / 25:.2f}x target",
@@ -73,6 +90,7 @@ def main(quick: bool = False) -> None:
     table.add_row(
         f"round {len(round_small)} x 8 x 3, bf16",
         f"{t_small:.1f}",
+        f"{c_small:.1f}",
         "5",
         f"fp32 {t_small32:.1f}s",
         f"{t_small32 / t_small:.2f}x faster",
@@ -81,12 +99,17 @@ def main(quick: bool = False) -> None:
     table.add_row(
         f"eval {len(bench)} benchmark, greedy",
         f"{t_eval:.1f}",
+        f"{c_eval:.1f}",
         "30",
         f"unvectorised {per_loop * 1000:.1f} ms/inst",
         f"{per_loop * len(bench) / t_eval:.1f}x faster",
     )
     console.print(table)
     console.print(f"benchmark greedy valid rate after one paper round: {valid:.3f}")
+    console.print(
+        f"load average (1 min) {load_before:.2f} before, {os.getloadavg()[0]:.2f} after, "
+        f"on {os.cpu_count()} cores"
+    )
 
 
 if __name__ == "__main__":

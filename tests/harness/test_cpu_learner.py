@@ -7,6 +7,7 @@ answers. Across machines, float sums may differ in order and flip near-ties (see
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,16 +16,28 @@ import torch
 
 from harness.backends import Backend, TrainStep
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
+from harness.backends.cpu.features import (
+    BLOCKED,
+    CHANNELS,
+    MOVES,
+    bfs_distances,
+    build_boards,
+    observe,
+)
 from harness.backends.cpu.grpo import exact_kl, group_advantages
-from harness.backends.cpu.rollout import _conflicts
+from harness.backends.cpu.policy import AgentPolicy, log_probs
+from harness.backends.cpu.rollout import _conflicts, autocast, cpu_has_bf16, rollout
 from mapf_env import (
+    HOLE,
     SIZES,
     EnvConfig,
     FailureType,
     Instance,
     SizeConfig,
+    format_plan,
     generate,
     load_suite,
+    parse,
     random_config,
     verify,
 )
@@ -119,6 +132,130 @@ def test_conflicts_vertex_and_edge() -> None:
     old = torch.tensor([[[0, 0], [0, 1]], [[0, 0], [0, 2]], [[0, 0], [1, 1]]])
     new = torch.tensor([[[0, 1], [0, 0]], [[0, 1], [0, 1]], [[0, 1], [1, 0]]])
     assert _conflicts(old, new).tolist() == [True, True, False]
+
+
+def test_distance_fields_match_a_python_bfs(validation: list[Instance]) -> None:
+    boards = build_boards(validation, 1, 7, 2.0)
+    side, pad = boards.side, boards.pad
+    fields = boards.dist.reshape(len(validation), 2, side, side)
+    for k, inst in enumerate(validation):
+        n = inst.size
+        for a, goal in enumerate(inst.goals):
+            expected = torch.full((side, side), BLOCKED)
+            inner = torch.tensor(bfs_distances(inst, goal))
+            holes = torch.tensor([[ch == HOLE for ch in row] for row in inst.grid])
+            expected[pad : pad + n, pad : pad + n] = inner.masked_fill(holes, BLOCKED)
+            assert torch.equal(fields[k, a], expected), (k, a)
+
+
+def naive_observation(
+    inst: Instance, pos: list[tuple[int, int]], prio: list[int], a: int, t: int, horizon: int
+) -> list[float]:
+    """Agent a's observation read cell by cell off the definition in features.py."""
+    n, r, c = inst.size, *pos[a]
+    field = bfs_distances(inst, inst.goals[a])
+    channels = [[0.0] * 49 for _ in range(CHANNELS)]
+    for k, (dr, dc) in enumerate((dr, dc) for dr in range(-3, 4) for dc in range(-3, 4)):
+        cell = (r + dr, c + dc)
+        blocked = not (0 <= cell[0] < n and 0 <= cell[1] < n) or inst.grid[cell[0]][cell[1]] == HOLE
+        channels[0][k] = float(blocked)
+        for b in range(len(pos)):
+            if b != a and pos[b] == cell:
+                channels[1 if prio[b] < prio[a] else 2][k] = 1.0
+                if pos[b] == inst.goals[b]:
+                    channels[5][k] = 1.0
+            if inst.goals[b] == cell:
+                channels[3 if b == a else 4][k] = 1.0
+        rel = 3.0 if blocked else min(3.0, max(-3.0, field[cell[0]][cell[1]] - field[r][c]))
+        channels[6][k] = rel / 3.0
+    goal = inst.goals[a]
+    scalars = [
+        (goal[0] - r) / 10,
+        (goal[1] - c) / 10,
+        min(field[r][c], 30.0) / 10,
+        t / horizon,
+        n / 10,
+        prio[a] / 8,
+        float(pos[a] == goal),
+        len(pos) / 8,
+    ]
+    return [v for channel in channels for v in channel] + scalars
+
+
+def test_observe_matches_its_definition(validation: list[Instance]) -> None:
+    """Every channel, scalar and legal move of `observe`, against `naive_observation`."""
+    rng = random.Random(0)
+    instances = validation[::7]
+    boards = build_boards(instances, 1, 7, 2.0)
+    pad, side = boards.pad, boards.side
+    states = []
+    for k, inst in enumerate(instances):
+        free = [
+            (r, c) for r in range(inst.size) for c in range(inst.size) if inst.grid[r][c] != HOLE
+        ]
+        pos = rng.sample(free, 2)
+        if k % 3 == 0:  # one agent parked on its goal, the other next to its own goal
+            pos = [inst.goals[0], rng.choice([p for p in free if p != inst.goals[0]])]
+        states.append((pos, rng.sample([0, 1], 2)))
+    flat = torch.tensor([[(r + pad) * side + (c + pad) for r, c in pos] for pos, _ in states])
+    prio = torch.tensor([p for _, p in states])
+    t = 3
+    obs, mask = observe(boards, torch.arange(len(instances)), flat, prio, t)
+    for k, (inst, (pos, ranks)) in enumerate(zip(instances, states, strict=True)):
+        horizon = int(boards.horizon[k])
+        for a in range(2):
+            expected = torch.tensor(naive_observation(inst, pos, ranks, a, t, horizon))
+            torch.testing.assert_close(obs[2 * k + a], expected, msg=f"instance {k} agent {a}")
+            legal = []
+            for dr, dc in MOVES.tolist():
+                r, c = pos[a][0] + dr, pos[a][1] + dc
+                n = inst.size
+                legal.append(0 <= r < n and 0 <= c < n and inst.grid[r][c] != HOLE)
+            assert mask[2 * k + a].tolist() == legal
+
+
+def test_answers_are_written_as_format_plan_writes_them(validation: list[Instance]) -> None:
+    policy = AgentPolicy(7, (32,))
+    instances = validation[::25]
+    ro = rollout(
+        policy, instances, samples=2, greedy=False, generator=torch.Generator().manual_seed(0),
+        record=False, window=7, horizon_factor=2.0, bf16=False,
+    )  # fmt: skip
+    for e, text in enumerate(ro.answers):
+        paths = parse(text, 2).paths
+        assert paths is not None and format_plan(paths) == text, e
+
+
+@pytest.mark.parametrize("bf16", [False, True])
+def test_accumulate_grad_is_the_autograd_gradient(bf16: bool) -> None:
+    """The update's hand-written backward pass gives what autograd gives for the same loss."""
+    if bf16 and not cpu_has_bf16():
+        pytest.skip("no native bf16 on this CPU: autocast stays off")
+    torch.manual_seed(0)
+    policy = AgentPolicy(7, (64, 32))
+    rows = 300
+    obs = (torch.rand(rows, 351) < 0.3).float()
+    obs = obs.bfloat16() if bf16 else obs
+    mask = torch.rand(rows, 5) < 0.7
+    mask[:, 0] = True
+    weights = torch.randn(rows, 5)
+
+    def loss_of(logp: torch.Tensor) -> torch.Tensor:
+        return (logp.masked_fill(~mask, 0.0) * weights).sum()
+
+    with autocast(bf16):
+        loss_of(policy(obs, mask)).backward()
+    expected = [p.grad.clone() for p in policy.parameters() if p.grad is not None]
+    policy.zero_grad(set_to_none=True)
+    with torch.no_grad(), autocast(bf16):
+        _, kept = policy.forward_keeping(obs, mask)
+    logits = kept.logits.requires_grad_()
+    (grad,) = torch.autograd.grad(loss_of(log_probs(logits, mask)), logits)
+    policy.accumulate_grad(grad, kept)
+    got = [p.grad for p in policy.parameters() if p.grad is not None]
+    assert len(got) == len(expected) == 6
+    for g, e in zip(got, expected, strict=True):
+        torch.testing.assert_close(g, e)
 
 
 def test_learns_in_three_small_rounds(

@@ -82,9 +82,11 @@ class CpuBackend:
             order = torch.randperm(len(instances), generator=generator).tolist()
             for lo in range(0, len(order), size):
                 batch = [instances[i] for i in order[lo : lo + size]]
+                # On the round's first step the policy has not moved: it is its own reference.
                 step = grpo_step(
-                    self.policy, reference, self.optimizer, batch, self.settings,
-                    generator=generator, running=self.running, step=self.steps_done, epoch=epoch,
+                    self.policy, reference if steps else None, self.optimizer, batch,
+                    self.settings, generator=generator, running=self.running,
+                    step=self.steps_done, epoch=epoch,
                 )  # fmt: skip
                 self.steps_done += 1
                 steps.append(step)

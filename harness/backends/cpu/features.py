@@ -17,6 +17,19 @@ identical agents that would otherwise mirror each other into conflicts, and it l
 trained on 2 agents rank any number of them.
 
 Actions are WAIT, up, down, left, right; moves into a hole or off the grid are masked out.
+
+How it is computed, and why: `observe` runs once per time step of every rollout, so it is the
+inner loop of the learner. Cells are single flat indices into boards padded by `window // 2`
+blocked cells (so a window never leaves the board), the BFS fields (`distance_fields`, one per
+instance and agent, BLOCKED = inf on holes and off the grid) are kept once per instance rather
+than once per episode, and a step's patch is one gather from them: the blocked channel, the
+relative distances and the legal-move mask all follow from it. Channels 1-5 hold at most a
+few marks per agent, so they are written as marks -- for each (agent, other agent or goal)
+pair, its position relative to the agent, if inside the window -- instead of comparing every
+window cell with every agent (an E x A x A x W tensor per channel). The observation is written
+straight into one buffer in the dtype the network will read (bf16 under autocast, where the
+first layer would cast it anyway), so it is neither rebuilt by `torch.cat` nor cast again when
+the update reads it back. A test holds `observe` to a cell-by-cell reading of this docstring.
 """
 
 from __future__ import annotations
@@ -33,6 +46,9 @@ CHANNELS = 7
 SCALARS = 8
 MAX_PRIORITY = 8.0
 UNREACHABLE = 1000.0
+BLOCKED = float("inf")
+"""Distance-field value of a hole or off-grid cell: the patch's blocked channel and the
+legal-move mask are read off the same gather as the distances."""
 MOVES = torch.tensor([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]], dtype=torch.long)
 """Row/column change of each action: WAIT, up, down, left, right."""
 
@@ -42,7 +58,11 @@ def feature_size(window: int) -> int:
 
 
 def bfs_distances(instance: Instance, goal: tuple[int, int]) -> list[list[float]]:
-    """Shortest-path distance from every cell to `goal` around holes (UNREACHABLE if none)."""
+    """Shortest-path distance from every cell to `goal` around holes (UNREACHABLE if none).
+
+    The plain-Python reference for `distance_fields`, which computes the same numbers for a
+    whole batch of boards at once.
+    """
     n = instance.size
     dist = [[UNREACHABLE] * n for _ in range(n)]
     dist[goal[0]][goal[1]] = 0.0
@@ -62,31 +82,74 @@ def bfs_distances(instance: Instance, goal: tuple[int, int]) -> list[list[float]
     return dist
 
 
+def distance_fields(free: torch.Tensor, goals: torch.Tensor, side: int) -> torch.Tensor:
+    """BFS distances to each goal on padded flat boards, all boards at once.
+
+    `free` (I, side*side) bool marks walkable cells of boards whose border is blocked, `goals`
+    (I, A) are flat cells; returns (I, A, side*side) float distances: UNREACHABLE where a free
+    cell is cut off from the goal, BLOCKED (inf) on holes and off the grid.
+
+    Bellman-Ford style relaxation: each pass settles one more BFS layer, so it takes (longest
+    distance + 1) passes of a few whole-batch tensor ops, where a Python BFS per (instance,
+    agent) cost tens of milliseconds per rollout. The blocked border keeps the flat +-1 /
+    +-side neighbours of a free cell on its own board row and column.
+    """
+    count, agents = goals.shape
+    cells = side * side
+    walkable = free[:, None, :].expand(count, agents, cells)
+    far = torch.full((count, agents, cells), UNREACHABLE)
+    padded = torch.full((count, agents, cells + 2 * side), UNREACHABLE)
+    dist = padded[..., side : side + cells]
+    dist.scatter_(2, goals[..., None], 0.0)
+    for _ in range(cells):
+        nearest = torch.minimum(
+            torch.minimum(
+                padded[..., side - 1 : side - 1 + cells], padded[..., side + 1 :][..., :cells]
+            ),
+            torch.minimum(padded[..., :cells], padded[..., 2 * side :]),
+        )
+        relaxed = torch.where(walkable, torch.minimum(dist, nearest + 1.0), far)
+        if torch.equal(relaxed, dist):
+            break
+        dist.copy_(relaxed)
+    return torch.where(walkable, dist, BLOCKED)
+
+
 @dataclass(frozen=True)
 class Boards:
-    """The static part of E episodes with A agents each, padded by `pad` blocked cells.
+    """The static part of E episodes with A agents each, on boards padded by `pad` blocked cells.
 
-    Cells are addressed in padded coordinates (row + pad, col + pad) so a window never leaves
-    the tensor. Episodes repeat instances (n samples per instance), so the tensors are built per
-    instance and indexed, never copied per sample.
+    A cell is one flat index, (row + pad) * side + (col + pad), so a window never leaves the
+    board. Episodes repeat instances (n samples per instance), so the board tensors are kept
+    once per instance and read through `instance`, never copied per sample.
     """
 
     pad: int
     side: int
-    blocked: torch.Tensor  # (E, side, side) float, 1 = hole or off-grid
-    dist: torch.Tensor  # (E, A, side, side) float, BFS distance to agent's goal
-    starts: torch.Tensor  # (E, A, 2) long, padded coordinates
-    goals: torch.Tensor  # (E, A, 2) long, padded coordinates
+    dist: torch.Tensor  # (I * A * side * side,) float, BFS distance to each agent's goal
+    instance: torch.Tensor  # (E,) long, the instance episode e plays
+    starts: torch.Tensor  # (E, A) long, flat cells
+    goals: torch.Tensor  # (E, A) long, flat cells
     size: torch.Tensor  # (E,) float
     horizon: torch.Tensor  # (E,) long
+    offsets: torch.Tensor  # (window^2,) long, flat offsets of the window cells, row-major
+    lookup: torch.Tensor  # (2 * side^2 + 1,) long, window index of flat offset d at d + side^2
 
     @property
     def episodes(self) -> int:
-        return int(self.blocked.shape[0])
+        return int(self.starts.shape[0])
 
     @property
     def agents(self) -> int:
         return int(self.starts.shape[1])
+
+    @property
+    def window(self) -> int:
+        return 2 * self.pad + 1
+
+    def rows_cols(self, cells: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Unpadded (row, col) of flat cells."""
+        return cells // self.side - self.pad, cells % self.side - self.pad
 
 
 def horizon_of(instance: Instance, factor: float) -> int:
@@ -106,63 +169,40 @@ def build_boards(
     if any(i.n_agents != agents for i in instances):
         raise ValueError("build_boards needs instances with one agent count; group them first")
     blocked = torch.ones(count, side, side)
-    dist = torch.full((count, agents, side, side), UNREACHABLE)
     for k, inst in enumerate(instances):
         n = inst.size
         rows = [[1.0 if ch == HOLE else 0.0 for ch in row] for row in inst.grid]
         blocked[k, pad : pad + n, pad : pad + n] = torch.tensor(rows)
-        for a, goal in enumerate(inst.goals):
-            dist[k, a, pad : pad + n, pad : pad + n] = torch.tensor(bfs_distances(inst, goal))
-    starts = torch.tensor([list(i.starts) for i in instances], dtype=torch.long) + pad
-    goals = torch.tensor([list(i.goals) for i in instances], dtype=torch.long) + pad
+    blocked = blocked.reshape(count, side * side)
+
+    def flat(cells: list[list[tuple[int, int]]]) -> torch.Tensor:
+        rc = torch.tensor(cells, dtype=torch.long).reshape(count, agents, 2) + pad
+        return rc[..., 0] * side + rc[..., 1]
+
+    starts = flat([list(i.starts) for i in instances])
+    goals = flat([list(i.goals) for i in instances])
+    dist = distance_fields(blocked == 0, goals, side)  # BLOCKED on holes and off the grid
     sizes = torch.tensor([float(i.size) for i in instances])
     horizons = torch.tensor([horizon_of(i, horizon_factor) for i in instances], dtype=torch.long)
     index = torch.arange(count).repeat_interleave(repeat)
+    span = torch.arange(-pad, pad + 1)
+    offsets = (span[:, None] * side + span[None, :]).reshape(-1)
+    # Between two cells of the grid, a flat offset inside the window decodes uniquely: their
+    # column difference is under side - pad, so it cannot alias one of at most pad.
+    lookup = torch.full((2 * side * side + 1,), -1, dtype=torch.long)
+    lookup[offsets + side * side] = torch.arange(window * window)
     return Boards(
-        pad,
-        side,
-        blocked[index],
-        dist[index],
-        starts[index],
-        goals[index],
-        sizes[index],
-        horizons[index],
+        pad=pad,
+        side=side,
+        dist=dist.reshape(-1),
+        instance=index,
+        starts=starts[index],
+        goals=goals[index],
+        size=sizes[index],
+        horizon=horizons[index],
+        offsets=offsets,
+        lookup=lookup,
     )
-
-
-def window_offsets(window: int) -> torch.Tensor:
-    """(window^2, 2) row/col offsets of the egocentric patch, row-major."""
-    r = window // 2
-    span = torch.arange(-r, r + 1)
-    return torch.stack(torch.meshgrid(span, span, indexing="ij"), dim=-1).reshape(-1, 2)
-
-
-def _match(cells: torch.Tensor, points: torch.Tensor) -> torch.Tensor:
-    """(E, A, W) cells vs (E, B, ...) points -> (E, A, B, W) bool: cell equals point."""
-    return cells[:, :, None, :] == points[:, None, :, None]
-
-
-def _agent_channels(
-    flat: torch.Tensor, pos_flat: torch.Tensor, goal_flat: torch.Tensor, prio: torch.Tensor
-) -> list[torch.Tensor]:
-    """Channels 1-5: agents before / after in priority, own goal, other goals, parked agents.
-
-    `flat` (E', A, W) are the window cells, `pos_flat` / `goal_flat` (E', A) the agents' cells
-    and goals, all as flat padded indices.
-    """
-    a = pos_flat.shape[1]
-    other = ~torch.eye(a, dtype=torch.bool)[None, :, :, None]  # (1, A, B, 1)
-    at_agent = _match(flat, pos_flat) & other  # (E', A, B, W)
-    before = (prio[:, None, :] < prio[:, :, None])[..., None]  # B ranks before A
-    parked = (pos_flat == goal_flat)[:, None, :, None]
-    at_goal = _match(flat, goal_flat)
-    return [
-        (at_agent & before).any(2).float(),
-        (at_agent & ~before).any(2).float(),
-        (at_goal & ~other).any(2).float(),
-        (at_goal & other).any(2).float(),
-        (at_agent & parked).any(2).float(),
-    ]
 
 
 def observe(
@@ -171,35 +211,72 @@ def observe(
     pos: torch.Tensor,
     prio: torch.Tensor,
     t: int,
+    dtype: torch.dtype = torch.float32,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Observations (E'*A, F) and legal-action masks (E'*A, 5) of the listed episodes.
+    """Observations (E'*A, F) in `dtype` and legal-action masks (E'*A, 5) of the listed episodes.
 
-    `pos` (E', A, 2) are padded coordinates, `prio` (E', A) the priority rank of each agent.
+    `pos` (E', A) are the agents' flat cells, `prio` (E', A) the priority rank of each agent.
     """
     e, a = pos.shape[0], pos.shape[1]
-    side = boards.side
-    window = 2 * boards.pad + 1
-    offsets = window_offsets(window)
-    cells = pos[:, :, None, :] + offsets[None, None]  # (E', A, W, 2)
-    flat = cells[..., 0] * side + cells[..., 1]  # (E', A, W)
-    blocked = boards.blocked[episodes].reshape(e, 1, side * side).expand(e, a, side * side)
-    blocked_w = torch.gather(blocked, 2, flat)
-    dist = boards.dist[episodes].reshape(e, a, side * side)
-    dist_w = torch.gather(dist, 2, flat)
-    own_flat = pos[..., 0] * side + pos[..., 1]
-    own_dist = torch.gather(dist, 2, own_flat[..., None])  # (E', A, 1)
-    rel = ((dist_w - own_dist).clamp(-3.0, 3.0) / 3.0).masked_fill(blocked_w > 0, 1.0)
-
+    window = boards.window
+    w = window * window
+    inst = boards.instance[episodes]
     goals = boards.goals[episodes]
-    goal_flat = goals[..., 0] * side + goals[..., 1]
-    chans = [blocked_w, *_agent_channels(flat, own_flat, goal_flat, prio), rel]
-    patch = torch.stack(chans, dim=2).reshape(e, a, -1)
-    scalars = _scalars(boards, episodes, pos, goals, own_dist, prio, t)
-    obs = torch.cat([patch, scalars], dim=2).reshape(e * a, -1)
-    centre = window * window // 2
+
+    own = ((inst * a)[:, None] + torch.arange(a)) * (boards.side * boards.side) + pos
+    # index_select on the flat field: about 3x faster than advanced indexing for this gather.
+    cells = (own[..., None] + boards.offsets).view(-1)
+    dist_w = boards.dist.index_select(0, cells).view(e, a, w)  # (E', A, W) own field
+    own_dist = boards.dist[own]  # (E', A)
+    blocked_w = dist_w == BLOCKED
+    # A blocked cell's relative distance is +inf, clamped to 3: it reads as +1, uphill.
+    rel = (dist_w - own_dist[..., None]).clamp(-3.0, 3.0) / 3.0
+
+    obs = torch.empty(e, a, CHANNELS * w + SCALARS, dtype=dtype)
+    obs[..., :w] = blocked_w
+    obs[..., w : 6 * w] = 0.0
+    obs[..., 6 * w : 7 * w] = rel
+    obs[..., 7 * w :] = _scalars(boards, episodes, pos, goals, own_dist, prio, t)
+    obs.view(-1).index_fill_(0, _marks(boards, pos, goals, prio), 1.0)
+
+    centre = w // 2
     neighbours = torch.tensor([centre, centre - window, centre + window, centre - 1, centre + 1])
-    mask = blocked_w[:, :, neighbours] == 0
-    return obs, mask.reshape(e * a, 5)
+    mask = ~blocked_w[..., neighbours]
+    return obs.reshape(e * a, -1), mask.reshape(e * a, 5)
+
+
+def _marks(
+    boards: Boards, pos: torch.Tensor, goals: torch.Tensor, prio: torch.Tensor
+) -> torch.Tensor:
+    """Flat indices into the (E', A, F) observation of the 1s of channels 1-5.
+
+    For viewer a and each agent b: b's own cell (channel 1 if b moves before a, else 2, and
+    also 5 if b is parked on its goal), and b's goal (channel 3 if b is a, else 4), when that
+    point lies inside a's window. Agents never share a cell while an episode runs (a collision
+    ends it) and goals are distinct, so no two real marks coincide. The window index of a point
+    is read from `Boards.lookup` by its flat offset from the viewer: one subtraction and one
+    gather per kind of point instead of row/column arithmetic.
+    """
+    w = boards.window * boards.window
+    shift = boards.side * boards.side
+    at_agent = boards.lookup[pos[:, None, :] - pos[:, :, None] + shift]  # (E', A, B)
+    at_goal = boards.lookup[goals[:, None, :] - pos[:, :, None] + shift]
+    own = torch.eye(pos.shape[1], dtype=torch.bool)
+    before = prio[:, None, :] < prio[:, :, None]  # (E', A, B): b moves before a
+    parked = (pos == goals)[:, None, :]
+    columns = torch.cat(
+        [
+            at_agent + torch.where(before, w, 2 * w),
+            at_agent + 5 * w,
+            at_goal + torch.where(own, 3 * w, 4 * w),
+        ],
+        dim=2,
+    )
+    agent_seen = (at_agent >= 0) & ~own
+    seen = torch.cat([agent_seen, agent_seen & parked, at_goal >= 0], dim=2)
+    e, a = pos.shape[0], pos.shape[1]
+    row_start = (torch.arange(e * a) * (CHANNELS * w + SCALARS)).reshape(e, a, 1)
+    return (row_start + columns)[seen]
 
 
 def _scalars(
@@ -211,19 +288,20 @@ def _scalars(
     prio: torch.Tensor,
     t: int,
 ) -> torch.Tensor:
+    """(E', A, SCALARS): goal offset (2), own distance, time used, size, rank, on goal, agents."""
     e, a = pos.shape[0], pos.shape[1]
-    size = boards.size[episodes][:, None, None].expand(e, a, 1)
-    horizon = boards.horizon[episodes].float()[:, None, None].expand(e, a, 1)
-    offset = (goals - pos).float() / 10.0
-    on_goal = (goals == pos).all(-1, keepdim=True).float()
-    return torch.cat(
+    side = boards.side
+    size = boards.size[episodes][:, None].expand(e, a)
+    horizon = boards.horizon[episodes].float()[:, None].expand(e, a)
+    return torch.stack(
         [
-            offset,
+            (goals // side - pos // side).float() / 10.0,
+            (goals % side - pos % side).float() / 10.0,
             own_dist.clamp(max=30.0) / 10.0,
             torch.full_like(size, float(t)) / horizon,
             size / 10.0,
-            prio[..., None].float() / MAX_PRIORITY,
-            on_goal,
+            prio.float() / MAX_PRIORITY,
+            (goals == pos).float(),
             torch.full_like(size, float(a)) / MAX_PRIORITY,
         ],
         dim=2,

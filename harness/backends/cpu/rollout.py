@@ -7,35 +7,49 @@ episode ends when all agents stand on their goals at once (success), when two ag
 (the episode stops there, the collision is written into the answer, and the verifier rejects
 it), or at its horizon. An agent on its goal keeps acting: it may WAIT there, or step aside.
 
-The answer is then written in the prompt's text format (`mapf_env.format_plan`), so it is
-scored by the same parser, verifier and reward as an LLM's answer. Python loops only run over
-time steps (tens) and over the final paths when writing text.
+The answer is then written in the prompt's text format (as `mapf_env.format_plan` writes it),
+so it is scored by the same parser, verifier and reward as an LLM's answer. Python loops only
+run over time steps (tens) and over the final paths when writing text.
+
+Threads: a time step is some fifty small tensor operations (a few thousand rows each) around
+three matrix products. The small ones run on one thread: split across OpenMP threads they
+gained nothing on an idle 2-core machine, and on a busy one each operation waited for the
+second thread to be scheduled. Only the policy's forward pass uses the configured threads, and
+only for a step of at least `PARALLEL_ROWS` rows (the tail of a rollout has far fewer).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
+import copy
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
+from functools import cache
 
 import torch
 
 from harness.backends.cpu.features import MOVES, Boards, build_boards, observe
-from harness.backends.cpu.policy import AgentPolicy
-from mapf_env import MAX_SIZE, Instance, format_plan
+from harness.backends.cpu.policy import Activations, AgentPolicy
+from mapf_env import Instance
 
-CELL_BASE = MAX_SIZE + 1
-"""Cells are encoded as row * CELL_BASE + col while paths are turned into text."""
+PARALLEL_ROWS = 1024
+"""Fewest rows for which a time step's forward pass uses more than one thread: below about 600
+rows (2 cores, bf16) OpenMP's start-up costs more than the second thread saves."""
 
 
 @dataclass
 class StepRecord:
-    """What the update needs from one time step: the running episodes' agents' choices."""
+    """What the update needs from one time step: the running episodes' agents' choices.
+
+    `kept` holds the observations and what the policy computed from them when it chose
+    (`AgentPolicy.forward_keeping`): the data is on-policy, one optimiser step per rollout, so
+    the update's backward pass starts from these instead of a second forward pass.
+    """
 
     episodes: torch.Tensor  # (E',) episode index of each row group
-    obs: torch.Tensor  # (E'*A, F)
     mask: torch.Tensor  # (E'*A, 5)
     actions: torch.Tensor  # (E'*A,)
+    kept: Activations  # inputs[0] are the observations (E'*A, F)
 
 
 @dataclass
@@ -48,15 +62,12 @@ class Rollout:
     agents: int = 2
 
 
-def autocast(enabled: bool) -> AbstractContextManager[object]:
-    """bf16 autocast on CPU when asked for and the CPU has native bf16, else nothing."""
-    if enabled and cpu_has_bf16():
-        return torch.autocast("cpu", dtype=torch.bfloat16)
-    return nullcontext()
-
-
+@cache
 def cpu_has_bf16() -> bool:
-    """True when the CPU has avx512_bf16 or amx_bf16 (bf16 is slower than fp32 without them)."""
+    """True when the CPU has avx512_bf16 or amx_bf16 (bf16 is slower than fp32 without them).
+
+    Cached: it is asked at every time step, and the CPU does not change under a process.
+    """
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="ignore") as f:
             flags = f.read()
@@ -65,12 +76,56 @@ def cpu_has_bf16() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
+def autocast(enabled: bool) -> AbstractContextManager[object]:
+    """bf16 autocast on CPU when asked for and the CPU has native bf16, else nothing."""
+    if enabled and cpu_has_bf16():
+        return torch.autocast("cpu", dtype=torch.bfloat16)
+    return nullcontext()
+
+
+def input_dtype(bf16: bool) -> torch.dtype:
+    """The dtype observations are stored in: what the first layer reads under `autocast(bf16)`."""
+    return torch.bfloat16 if bf16 and cpu_has_bf16() else torch.float32
+
+
+def acting_copy(policy: AgentPolicy, dtype: torch.dtype) -> AgentPolicy:
+    """The policy with its weights already in `dtype`, for the forward passes of one rollout.
+
+    Under autocast every forward pass casts every weight to bf16 again; a rollout makes tens
+    of small passes with the same weights, and at the tail's few hundred rows the casts cost
+    more than the products. Casting once gives the same bf16 weights, hence the same numbers.
+    """
+    if dtype == torch.float32:
+        return policy
+    return copy.deepcopy(policy).to(dtype).requires_grad_(False)
+
+
+@contextmanager
+def threads(count: int) -> Iterator[None]:
+    """Run the block with `count` torch threads, then restore the previous count."""
+    before = torch.get_num_threads()
+    if count == before:
+        yield
+        return
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def _conflicts(old: torch.Tensor, new: torch.Tensor) -> torch.Tensor:
-    """(E', A, 2) positions before/after a step -> (E',) bool: a vertex or edge conflict."""
+    """Cells before/after a step -> (E',) bool: a vertex or edge conflict.
+
+    Cells are (E', A) flat indices, or (E', A, 2) (row, col) pairs.
+    """
+    if new.dim() == 3:
+        base = int(torch.cat([old, new]).max()) + 1
+        old, new = old[..., 0] * base + old[..., 1], new[..., 0] * base + new[..., 1]
     a = new.shape[1]
-    other = ~torch.eye(a, dtype=torch.bool)[None]
-    same = (new[:, :, None, :] == new[:, None, :, :]).all(-1)
-    swap = (new[:, :, None, :] == old[:, None, :, :]).all(-1)
+    other = ~torch.eye(a, dtype=torch.bool)
+    same = new[:, :, None] == new[:, None, :]
+    swap = new[:, :, None] == old[:, None, :]
     edge = swap & swap.transpose(1, 2)
     return ((same | edge) & other).flatten(1).any(1)
 
@@ -99,64 +154,79 @@ def rollout(
     horizon_factor: float,
     bf16: bool,
 ) -> Rollout:
-    """`samples` episodes per instance (all with the same agent count), answered as text."""
-    boards = build_boards(instances, samples, window, horizon_factor)
-    prio = _priorities(boards.episodes, boards.agents, generator)
-    pos = boards.starts.clone()
-    history = [pos.clone()]
-    ends = boards.horizon.clone()
-    active = torch.ones(boards.episodes, dtype=torch.bool)
-    steps: list[StepRecord] = []
-    goals = boards.goals
-    t = 0
-    while bool(active.any()):
-        live = active.nonzero().squeeze(1)
-        obs, mask = observe(boards, live, pos[live], prio[live], t)
-        with torch.no_grad(), autocast(bf16):
-            logp = policy(obs, mask)
-        actions = _choose(logp, greedy, generator)
-        old = pos[live]
-        new = old + MOVES[actions].reshape(old.shape)
-        pos[live] = new
-        history.append(pos.clone())
-        t += 1
-        if record:
-            steps.append(StepRecord(live, obs, mask, actions))
-        done = (
-            _conflicts(old, new)
-            | (new == goals[live]).all(-1).all(-1)
-            | (boards.horizon[live] <= t)
-        )
-        finished = live[done]
-        ends[finished] = t
-        active[finished] = False
-    answers = _answers(history, ends, boards.pad)
-    return Rollout(answers, _progress(boards, pos), steps, boards.agents)
+    """`samples` episodes per instance (all with the same agent count), answered as text.
+
+    With `record`, every time step's decisions are kept for the update (`StepRecord`).
+    """
+    matmul_threads = torch.get_num_threads()
+    with threads(1):
+        boards = build_boards(instances, samples, window, horizon_factor)
+        prio = _priorities(boards.episodes, boards.agents, generator)
+        moves = MOVES[:, 0] * boards.side + MOVES[:, 1]  # flat cell change of each action
+        dtype = input_dtype(bf16)
+        actor = acting_copy(policy, dtype)
+        pos = boards.starts.clone()
+        history = [pos.clone()]
+        ends = boards.horizon.clone()
+        live = torch.arange(boards.episodes)
+        steps: list[StepRecord] = []
+        t = 0
+        while live.numel() > 0:
+            old = pos[live]
+            obs, mask = observe(boards, live, old, prio[live], t, dtype)
+            kept: Activations | None = None
+            parallel = matmul_threads if obs.shape[0] >= PARALLEL_ROWS else 1
+            with threads(parallel), torch.no_grad():
+                if record:
+                    logp, kept = actor.forward_keeping(obs, mask)
+                else:
+                    logp = actor(obs, mask)
+            actions = _choose(logp, greedy, generator)
+            if kept is not None:
+                steps.append(StepRecord(live, mask, actions, kept))
+            new = old + moves[actions].reshape(old.shape)
+            pos[live] = new
+            history.append(pos.clone())
+            t += 1
+            done = (
+                _conflicts(old, new)
+                | (new == boards.goals[live]).all(-1)
+                | (boards.horizon[live] <= t)
+            )
+            ends[live[done]] = t
+            live = live[~done]
+        answers = _answers(boards, history, ends)
+        return Rollout(answers, _progress(boards, pos), steps, boards.agents)
 
 
 def _progress(boards: Boards, final: torch.Tensor) -> torch.Tensor:
     """Mean over agents of the share of their BFS start distance they covered."""
-    e, a = final.shape[0], final.shape[1]
-    side = boards.side
-    dist = boards.dist.reshape(e, a, side * side)
-    start = torch.gather(dist, 2, (boards.starts[..., 0] * side + boards.starts[..., 1])[..., None])
-    end = torch.gather(dist, 2, (final[..., 0] * side + final[..., 1])[..., None])
+    cells = boards.side * boards.side
+    a = boards.agents
+    field = ((boards.instance * a)[:, None] + torch.arange(a)) * cells  # (E, A)
+    start = boards.dist[field + boards.starts]
+    end = boards.dist[field + final]
     share = torch.where(start > 0, 1.0 - end / start.clamp(min=1.0), torch.ones_like(start))
-    return share.clamp(0.0, 1.0).squeeze(2).mean(1)
+    return share.clamp(0.0, 1.0).mean(1)
 
 
-def _answers(history: list[torch.Tensor], ends: torch.Tensor, pad: int) -> list[str]:
+def _answers(boards: Boards, history: list[torch.Tensor], ends: torch.Tensor) -> list[str]:
     """Each episode's paths (t = 0..end) written in the prompt's answer format.
 
-    Cells travel as one small integer each and are looked up in a table of ready-made
-    ``(row, col)`` tuples: converting (E, A, T, 2) coordinates to nested Python lists took
-    longer than the rollout itself.
+    The text is exactly what `mapf_env.format_plan` writes (a test holds the two together),
+    built from a table of ready-made cell strings indexed by flat cell: formatting each cell
+    of ~10^6 per round anew, and converting (E, A, T) tensors to nested lists of tuples first,
+    took longer than the rollout itself.
     """
-    stacked = torch.stack(history, 0) - pad  # (T+1, E, A, 2)
-    ids = (stacked[..., 0] * CELL_BASE + stacked[..., 1]).permute(1, 2, 0)  # (E, A, T+1)
-    table = [(i // CELL_BASE, i % CELL_BASE) for i in range(CELL_BASE * CELL_BASE)]
+    ids = torch.stack(history, 0).permute(1, 2, 0)  # (E, A, T+1) flat cells
+    rows, cols = boards.rows_cols(torch.arange(boards.side * boards.side))
+    cell = [f"({r},{c})" for r, c in zip(rows.tolist(), cols.tolist(), strict=True)]
+    heads = [f"Agent {i}: " for i in range(1, boards.agents + 1)]
     out = []
     for paths, end in zip(ids.to(torch.int16).numpy().tolist(), ends.tolist(), strict=True):
-        plan = [[table[i] for i in path[: end + 1]] for path in paths]
-        out.append(format_plan(plan))
+        lines = [
+            head + " ".join([cell[c] for c in path[: end + 1]])
+            for head, path in zip(heads, paths, strict=True)
+        ]
+        out.append("\n".join(lines))
     return out
