@@ -41,7 +41,9 @@ class TrainStep(BaseModel):
     reward: float = Field(description="Mean reward of the step's rollouts.")
     valid_rate: float = Field(description="Share of the step's rollouts that were valid.")
     kl: float = Field(description="Mean KL to the round's frozen reference policy.")
-    loss: float
+    loss: float = Field(
+        description="Policy-gradient loss (verl's actor/pg_loss), KL term excluded."
+    )
     seconds: float
 
 

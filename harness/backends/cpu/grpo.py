@@ -176,7 +176,9 @@ def update(
     batch: Sequence[Decisions],
     settings: CpuLearnerSettings,
 ) -> tuple[float, float]:
-    """Step 4-5 on the kept decisions; returns (loss, mean KL). No decisions: no step.
+    """Step 4-5 on the kept decisions; returns (policy-gradient loss, mean KL). No decisions:
+    no step. The loss minimised is pg_loss + kl_coef x KL; the two are reported apart, as verl
+    reports actor/pg_loss and actor/kl_loss.
 
     The loss is a mean over all kept decisions, so it is the sum of its chunks' shares, and
     their gradients are accumulated before the one optimiser step: the same step as one pass
@@ -187,21 +189,21 @@ def update(
     if total == 0:
         return 0.0, 0.0
     optimizer.zero_grad(set_to_none=True)
-    loss_sum, kl_sum = 0.0, 0.0
+    pg_sum, kl_sum = 0.0, 0.0
     for part in batch:
         logits = part.kept.logits.requires_grad_()
         logp = log_probs(logits, part.mask)
         chosen = logp.gather(1, part.actions[:, None]).squeeze(1)
         kl = exact_kl(logp, part.ref, part.mask)
-        loss = -(part.advantages * chosen).mean() + settings.kl_coef * kl.mean()
-        share = loss * (part.actions.numel() / total)
+        pg = -(part.advantages * chosen).mean()
+        share = (pg + settings.kl_coef * kl.mean()) * (part.actions.numel() / total)
         (grad,) = torch.autograd.grad(share, logits)
         policy.accumulate_grad(grad, part.kept)
-        loss_sum += float(share.detach())
+        pg_sum += float(pg.detach()) * part.actions.numel()
         kl_sum += float(kl.detach().sum())
     torch.nn.utils.clip_grad_norm_(policy.parameters(), settings.grad_clip)
     optimizer.step()
-    return loss_sum, kl_sum / total
+    return pg_sum / total, kl_sum / total
 
 
 def by_agent_count(instances: Sequence[Instance]) -> dict[int, list[int]]:
