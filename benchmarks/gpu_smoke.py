@@ -66,26 +66,32 @@ def learner(device: str, samples: int) -> str:
     )
 
 
-def tokenizer_for(instances: Sequence[Instance]) -> Any:
+def train_tokenizer(corpus: Sequence[str], vocab_size: int, chat_template: str) -> Any:
+    """A byte-level BPE trained on `corpus` (decoding is exact for any text), wrapped as a
+    transformers fast tokenizer with `chat_template`: a real tokenizer without a download."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
-    corpus = []
-    for inst in instances:
-        corpus += [m["content"] for m in render_prompt(inst)] + [reference_answer(inst)]
     core = Tokenizer(models.BPE())
     core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     core.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=800,
+        vocab_size=vocab_size,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         special_tokens=["<pad>", "<|end|>"],
         show_progress=False,
     )
     core.train_from_iterator(corpus, trainer=trainer)
     tok = PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", eos_token="<|end|>")
-    tok.chat_template = CHAT_TEMPLATE
+    tok.chat_template = chat_template
     return tok
+
+
+def tokenizer_for(instances: Sequence[Instance]) -> Any:
+    corpus = []
+    for inst in instances:
+        corpus += [m["content"] for m in render_prompt(inst)] + [reference_answer(inst)]
+    return train_tokenizer(corpus, 800, CHAT_TEMPLATE)
 
 
 def tiny_qwen3(tok: Any, device: str) -> Any:

@@ -132,6 +132,20 @@ def _run(experiment: ExperimentConfig, where: Where) -> None:
     console.print(f"runs written under {where.out / experiment.name}/")
 
 
+def _launch(experiment: ExperimentConfig, dry: bool, out: Path, resume: bool,
+            loggers: list[str] | None, quiet: bool, as_json: bool, *, executor: str,
+            workers: int | None, ray_address: str | None, cpus_per_run: float | None,
+            gpus_per_run: float | None) -> None:  # fmt: skip
+    """What `run` and `compare` do once they have the experiment: print the plan, or run it."""
+    if dry:
+        dry_run(experiment, out, executor, ray_address)
+        return
+    where = Where(out, resume, loggers, quiet, as_json, executor=executor, workers=workers,
+                  ray_address=ray_address, cpus_per_run=cpus_per_run,
+                  gpus_per_run=gpus_per_run, backend=experiment.backend)  # fmt: skip
+    _run(experiment, where)
+
+
 def run_cmd(
     config: Annotated[Path, typer.Argument(help="Experiment YAML (see configs/).")],
     set_: SetOption = None,
@@ -148,14 +162,9 @@ def run_cmd(
     dry_run_: DryRunOption = False,
 ) -> None:
     """Run an experiment file: every designer x seed it names."""
-    experiment = _experiment(config, set_ or [])
-    if dry_run_:
-        dry_run(experiment, out, executor, ray_address)
-        return
-    where = Where(out, resume, logger, quiet, as_json, executor=executor, workers=workers,
-                  ray_address=ray_address, cpus_per_run=cpus_per_run,
-                  gpus_per_run=gpus_per_run, backend=experiment.backend)  # fmt: skip
-    _run(experiment, where)
+    _launch(_experiment(config, set_ or []), dry_run_, out, resume, logger, quiet, as_json,
+            executor=executor, workers=workers, ray_address=ray_address,
+            cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run)  # fmt: skip
 
 
 def compare_cmd(
@@ -185,11 +194,6 @@ def compare_cmd(
     overrides = [f"designers=[{', '.join(json.dumps(n) for n in names)}]",
                  f"seeds=[{', '.join(str(s) for s in range(seeds))}]",
                  *([f"backend={backend}"] if backend else []), *(set_ or [])]  # fmt: skip
-    experiment = _experiment(preset_path(preset), overrides)
-    if dry_run_:
-        dry_run(experiment, out, executor, ray_address)
-        return
-    where = Where(out, resume, logger, quiet, as_json, executor=executor, workers=workers,
-                  ray_address=ray_address, cpus_per_run=cpus_per_run,
-                  gpus_per_run=gpus_per_run, backend=experiment.backend)  # fmt: skip
-    _run(experiment, where)
+    _launch(_experiment(preset_path(preset), overrides), dry_run_, out, resume, logger, quiet,
+            as_json, executor=executor, workers=workers, ray_address=ray_address,
+            cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run)  # fmt: skip

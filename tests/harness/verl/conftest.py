@@ -99,27 +99,13 @@ def round_files(
 def tokenizer(scored_cases: list[tuple[str, Instance, str]]) -> Any:
     """A byte-level BPE trained on the testbed's prompts and answers (decoding is exact for any
     text), wrapped as a transformers fast tokenizer with a chat template."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
+    from benchmarks.gpu_smoke import train_tokenizer
     from mapf_env import render_prompt
 
     corpus = []
     for _, inst, text in scored_cases:
         corpus += [m["content"] for m in render_prompt(inst)] + [text]
-    core = Tokenizer(models.BPE())
-    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    core.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=600,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=["<pad>", "<|end|>"],
-        show_progress=False,
-    )
-    core.train_from_iterator(corpus, trainer=trainer)
-    tok = PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", eos_token="<|end|>")
-    tok.chat_template = CHAT_TEMPLATE
-    return tok
+    return train_tokenizer(corpus, 600, CHAT_TEMPLATE)
 
 
 @pytest.fixture(scope="session")
