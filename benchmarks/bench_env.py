@@ -30,6 +30,7 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_console import bench_console
 from bench_scoring import scoring_section
 from bench_solver import solver_section
 
@@ -106,7 +107,7 @@ def main() -> None:
         "--only", choices=("generation", "solver", "scoring"), help="run one section"
     )
     args = parser.parse_args()
-    console = Console()
+    console = bench_console()
     sections = {
         "generation": generation_section,
         "solver": solver_section,

@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from bench_console import bench_console
 from rich.console import Console
 from rich.table import Table
 
@@ -144,4 +145,4 @@ def scoring_section(console: Console, quick: bool) -> None:
 
 
 if __name__ == "__main__":
-    scoring_section(Console(), quick="--quick" in sys.argv)
+    scoring_section(bench_console(), quick="--quick" in sys.argv)

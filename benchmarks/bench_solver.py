@@ -34,6 +34,7 @@ from mapf_env import BenchmarkItem, Instance, Plan, load_suite, sum_of_costs
 from mapf_env.solver import SolverLimits, SolveStatus, conflict_free_plan, individual_costs, solve
 
 sys.path.insert(0, str(FsPath(__file__).resolve().parent))
+from bench_console import bench_console
 from reference_cbs import reference_cbs
 
 Runner = Callable[[Instance, float], "Plan | None"]
@@ -245,7 +246,7 @@ def _measure(n: int, k: int, count: int, limit: float, w9: Runner | None) -> lis
 
 
 if __name__ == "__main__":
-    console = Console(width=max(Console().width, 170))
+    console = bench_console()
     if "--suites" in sys.argv[1:]:
         suites_section(console, quick="--quick" in sys.argv[1:])
     else:

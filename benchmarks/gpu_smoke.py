@@ -55,7 +55,7 @@ def learner(device: str, samples: int) -> str:
     started = time.perf_counter()
     try:
         with torch.device(device):
-            backend = CpuBackend(CpuLearnerSettings(bf16=False, threads=None))
+            backend = CpuBackend(CpuLearnerSettings(precision="fp32", threads=None))
             training = backend.train_round(data, epochs=1, seed=0)
     except Exception as err:  # a finding to report, not to hide
         return f"FAILED on {device}: {type(err).__name__}: {err}"

@@ -16,6 +16,7 @@ from designers.base import (
     own_initial_config,
 )
 from designers.context import DesignContext, Endpoint, RoundRecord, TrainingInfo
+from designers.options import DesignerOptionsError, NoOptions, declared_options
 from designers.proposal import ModelCall, Proposal
 from designers.registry import (
     GROUP,
@@ -24,6 +25,7 @@ from designers.registry import (
     create_designer,
     describe_designers,
     designer_names,
+    designer_option_problems,
     takes_context_variant,
 )
 
@@ -34,8 +36,10 @@ __all__ = [
     "Designer",
     "DesignerLoadError",
     "DesignerNotReady",
+    "DesignerOptionsError",
     "Endpoint",
     "ModelCall",
+    "NoOptions",
     "Proposal",
     "RoundRecord",
     "RuleDesigner",
@@ -43,8 +47,10 @@ __all__ = [
     "UnknownDesigner",
     "backend_endpoints",
     "create_designer",
+    "declared_options",
     "describe_designers",
     "designer_names",
+    "designer_option_problems",
     "ensure_ready",
     "own_initial_config",
     "takes_context_variant",

@@ -47,6 +47,12 @@ class Proposal(BaseModel):
     transcript: tuple[ModelCall, ...] = ()
     failures: tuple[str, ...] = Field(default=(), description="Everything that went wrong.")
     kept_previous: bool = Field(default=False, description="True when no usable answer came.")
+    failure_reason: str | None = Field(
+        default=None,
+        description="Why the designer could not design this step, in a few words ('missing "
+        "credentials', 'rate limit', 'no usable change set in 3 attempts'); None when it did. "
+        "Set exactly when `kept_previous` is: boards count such steps and flag the designer.",
+    )
     seconds: float = 0.0
 
     @field_validator("changes", mode="before")
@@ -54,6 +60,11 @@ class Proposal(BaseModel):
     def _string_keys(cls, value: Any) -> Any:
         """Keys as strings, so a proposal reads back from JSON exactly as it was written."""
         return _stringify(value) if isinstance(value, Mapping) else value
+
+    @property
+    def design_failed(self) -> bool:
+        """The designer could not design: the previous configuration was kept for it."""
+        return self.kept_previous
 
     @property
     def prompt_tokens(self) -> int:

@@ -13,12 +13,15 @@ A name may carry an argument after a colon (``llm:openai/gpt-4o``); the factory 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
+from pydantic import BaseModel
+
 from designers.base import Designer
+from designers.options import declared_options, option_problems, validated_options
 
 GROUP = "harness.designers"
 
@@ -72,16 +75,34 @@ def _factory(name: str) -> Callable[..., Any]:
 
 
 def create_designer(spec: str, **options: Any) -> Designer:
-    """The designer named by `spec` (``name`` or ``name:arg``), built with `options`."""
+    """The designer named by `spec` (``name`` or ``name:arg``), built with `options`.
+
+    The options are checked against the designer's declared options model first
+    (`DesignerOptionsError`, one line per bad field).
+    """
     name, sep, arg = spec.partition(":")
     factory = _factory(name.strip())
-    designer = factory(arg=arg, **options) if sep else factory(**options)
+    kwargs = validated_options(_options_model(spec, factory), options, spec=spec)
+    designer = factory(arg=arg, **kwargs) if sep else factory(**kwargs)
     if not isinstance(designer, Designer):
         raise DesignerLoadError(
             f"designer {spec!r} gave a {type(designer).__name__}, which lacks name, description "
             "or propose()"
         )
     return designer
+
+
+def designer_option_problems(spec: str, options: Mapping[str, Any]) -> list[str]:
+    """One line per option of `spec` its options model refuses; raises `UnknownDesigner`."""
+    factory = _factory(spec.partition(":")[0].strip())
+    return option_problems(_options_model(spec, factory), options, spec=spec)
+
+
+def _options_model(spec: str, factory: Callable[..., Any]) -> type[BaseModel]:
+    try:
+        return declared_options(factory)
+    except TypeError as err:
+        raise DesignerLoadError(f"designer {spec!r}: {err}") from None
 
 
 def takes_context_variant(spec: str) -> bool:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from harness.executors import Executor, LocalExecutor, OnEvent, RunOptions, plan
 from harness.experiment import ExperimentConfig
+from harness.preflight import preflight
 from harness.records import ResultRecord
 
 
@@ -19,7 +20,9 @@ def compare(
 ) -> list[ResultRecord]:
     """Run every (designer, seed) job of `experiment`; records in plan order (designers first).
 
+    Every run is checked first (`PreflightFailed`, one line per problem, nothing written).
     Raises `RunsFailed` (after the other runs finished) when some runs raised.
     """
-    chosen = executor or LocalExecutor()
-    return chosen.run(experiment, plan(experiment), root, options or RunOptions(), on_event)
+    chosen, how = executor or LocalExecutor(), options or RunOptions()
+    preflight(experiment, root, resume=how.resume, ray_address=how.ray_address)
+    return chosen.run(experiment, plan(experiment), root, how, on_event)

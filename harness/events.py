@@ -90,7 +90,8 @@ class RunEvent:
     """One progress report of one run, small and picklable.
 
     `valid_rate` is the step's rollout valid rate for `step` events and the validation valid
-    rate for `round` events; `epoch`/`epochs` place a step within its round.
+    rate for `round` events; `epoch`/`epochs` place a step within its round; a `round` event's
+    `design_failure` says why the round's design step could not design (None when it did).
     """
 
     designer: str
@@ -102,6 +103,7 @@ class RunEvent:
     valid_rate: float | None = None
     optimal_rate: float | None = None
     epoch: int | None = None
+    design_failure: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -124,9 +126,11 @@ class EventSender:
         self._event("step", "train", n, valid_rate=step.valid_rate, epoch=step.epoch)
 
     def round_done(self, result: RoundResult) -> None:
-        overall = result.validation.overall
+        overall, proposal = result.validation.overall, result.proposal
+        failed = proposal is not None and proposal.design_failed
+        failure = proposal.failure_reason if proposal is not None and failed else None
         self._event("round", "design", result.round, valid_rate=overall.valid_rate,
-                    optimal_rate=overall.optimal_rate)  # fmt: skip
+                    optimal_rate=overall.optimal_rate, design_failure=failure)  # fmt: skip
 
     def close(self) -> None:
         pass

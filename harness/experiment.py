@@ -3,14 +3,15 @@
 An experiment names the backend and policy, the loop's budget (rounds, samples per round,
 epochs), the GRPO settings, how round 0's configuration is chosen, the designers and seeds to
 compare, the LLM designers' context variant, and what is evaluated (the validation set after
-every round, the benchmark suites at the end). Presets live in configs/*.yaml; every field can
-be overridden as ``dotted.key=value`` (the value read as YAML).
+every round, the benchmark suites at the end). Presets ship in `harness/presets/` (linked
+from configs/); every field can be overridden as ``dotted.key=value`` (the value read as YAML).
+A bad field is one line naming its path, value and what is allowed, and names the `--set` that
+caused it rather than the file it was laid over.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,13 +22,16 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     ValidationError,
+    field_validator,
     model_serializer,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from harness.backends.verl.settings import VerlSettings
 from mapf_env import ConfigError, EnvConfig, random_config
-from mapf_env.config import explain
+from mapf_env.config import load_mapping
+from mapf_env.field_errors import error_details_lines, error_message, shorten
 from mapf_env.suites import SUITES
 
 
@@ -78,6 +82,12 @@ class ExperimentConfig(BaseModel):
     epochs_per_round: int = Field(3, ge=1, le=100)
     n_agents: int = Field(2, ge=1, le=8, description="Agents per training instance.")
     grpo: GRPOSettings = Field(default_factory=GRPOSettings)
+    precision: Literal["fp32", "bf16"] = Field(
+        "fp32",
+        description="The CPU learner's float format: fp32, or bf16 autocast (faster only on "
+        "CPUs with avx512_bf16 / amx_bf16, emulated and slower elsewhere). Never picked from "
+        "the CPU, so a config computes alike everywhere; boards keep the two apart.",
+    )
     initial: InitialConfig = Field(default_factory=InitialConfig)
     designers: tuple[str, ...] = Field(("random",), min_length=1)
     designer_options: dict[str, dict[str, Any]] = Field(
@@ -111,10 +121,29 @@ class ExperimentConfig(BaseModel):
         return out
 
     @model_validator(mode="after")
-    def _known_suites(self) -> ExperimentConfig:
-        for suite in (self.validation, *self.benchmarks):
+    def _precision_of_the_cpu_learner(self) -> ExperimentConfig:
+        if self.backend != "cpu" and self.precision != "fp32":
+            raise ValueError(
+                f"precision {self.precision} is the cpu backend's setting; {self.backend} sets "
+                f"its dtypes in its own section: leave precision out"
+            )
+        return self
+
+    @field_validator("validation", "benchmarks")
+    @classmethod
+    def _known_suites(cls, value: str | tuple[str, ...]) -> str | tuple[str, ...]:
+        for suite in (value,) if isinstance(value, str) else value:
             if suite not in SUITES:
                 raise ValueError(f"no benchmark suite {suite!r}; suites are {', '.join(SUITES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _policy_fits_backend(self) -> ExperimentConfig:
+        if self.backend == "verl" and self.policy == "mlp":
+            raise ValueError(
+                "policy 'mlp' is the CPU learner's network; the verl backend trains a Hugging "
+                "Face model: set policy (e.g. --set policy=Qwen/Qwen3-4B)"
+            )
         return self
 
     @classmethod
@@ -123,20 +152,24 @@ class ExperimentConfig(BaseModel):
         source = Path(path)
         if not source.is_file():
             raise ConfigError(f"no experiment config at {source}")
-        try:
-            data = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as err:
-            raise ConfigError(f"{source}: not valid YAML: {err}") from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"{source}: an experiment config is a YAML mapping")
-        return cls.from_mapping(apply_overrides(data, overrides), origin=str(source))
+        data = load_mapping(source.read_text(encoding="utf-8"), str(source))
+        overrides = list(overrides)
+        return cls.from_mapping(
+            apply_overrides(data, overrides), origin=str(source), overrides=overrides
+        )
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], origin: str = "config") -> ExperimentConfig:
+    def from_mapping(
+        cls, data: Mapping[str, Any], origin: str = "config", overrides: Sequence[str] = ()
+    ) -> ExperimentConfig:
+        """Validate `data` (read from `origin`, with `overrides` already laid over it).
+
+        A bad field under a key an override set is blamed on that `--set`, the rest on `origin`.
+        """
         try:
             return cls.model_validate(dict(data))
         except ValidationError as err:
-            raise ConfigError(_with_hints(explain(err, origin), err)) from None
+            raise ConfigError(_explain(err, origin, overrides)) from None
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
@@ -146,35 +179,60 @@ def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[s
     """`a.b=value` pairs laid over `data`; values are read as YAML (numbers, lists, ...)."""
     out: dict[str, Any] = _deep_copy(data)
     for item in overrides:
-        key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"override {item!r} is not key=value (e.g. rounds=10)")
+        *parents, leaf = _override_path(item)
+        _, _, raw = item.partition("=")
         try:
             value = yaml.safe_load(raw)
         except yaml.YAMLError as err:
-            raise ConfigError(f"override {item!r}: value is not valid YAML: {err}") from None
+            raise ConfigError(f"{_set(item)}: value is not valid YAML: {err}") from None
         node = out
-        *parents, leaf = key.strip().split(".")
         for part in parents:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
-                raise ConfigError(f"override {item!r}: {part} is not a section")
+                raise ConfigError(f"{_set(item)}: {part} is not a section")
             node = child
         node[leaf] = value
     return out
 
 
+def _set(item: str) -> str:
+    """How an override is named in errors: as the user typed it, bounded."""
+    return f"--set {shorten(item)}"
+
+
+def _override_path(item: str) -> tuple[str, ...]:
+    key, sep, _ = item.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"{_set(item)}: not key=value (e.g. rounds=10)")
+    return tuple(key.strip().split("."))
+
+
+def _explain(err: ValidationError, origin: str, overrides: Sequence[str]) -> str:
+    """One line per bad field, grouped under the file or the `--set` that supplied it."""
+    paths = [(_override_path(item), _set(item)) for item in overrides]
+    by_origin: dict[str, list[ErrorDetails]] = {}
+    for error in err.errors(include_url=False):
+        by_origin.setdefault(_origin_of(error["loc"], paths, origin), []).append(error)
+    order = [origin, *(name for _, name in paths)]  # the file, then the --set in given order
+    return error_message(
+        [
+            (who, error_details_lines(by_origin[who], ExperimentConfig))
+            for who in sorted(by_origin, key=order.index)
+        ]
+    )
+
+
+def _origin_of(
+    loc: tuple[int | str, ...], paths: Sequence[tuple[tuple[str, ...], str]], origin: str
+) -> str:
+    """The last override whose key is the error's field, inside it, or a section holding it."""
+    where = tuple(str(part) for part in loc)
+    for path, name in reversed(paths):
+        depth = min(len(path), len(where))
+        if where and where[:depth] == path[:depth]:
+            return name
+    return origin
+
+
 def _deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _deep_copy(v) if isinstance(v, Mapping) else v for k, v in data.items()}
-
-
-def _with_hints(message: str, err: ValidationError) -> str:
-    """Add 'did you mean' for misspelt top-level fields."""
-    fields = list(ExperimentConfig.model_fields)
-    hints = []
-    for e in err.errors():
-        if e["type"] == "extra_forbidden" and len(e["loc"]) == 1:
-            close = difflib.get_close_matches(str(e["loc"][0]), fields, n=1)
-            if close:
-                hints.append(f"  {e['loc'][0]}: did you mean {close[0]!r}?")
-    return "\n".join([message, *hints])

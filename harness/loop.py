@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from functools import partial
+from typing import Any
 
 from designers import (
     DesignContext,
@@ -37,12 +38,20 @@ from designers import (
     own_initial_config,
     takes_context_variant,
 )
-from harness.backends.base import Backend, Served, ServingBackend, serving
+from harness.backends.base import (
+    Backend,
+    BackendUnavailable,
+    Served,
+    ServingBackend,
+    machine_of,
+    serving,
+)
 from harness.evaluate import suite_result, validation_report
 from harness.events import CurveFile, Observers, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.records import ResultRecord, RoundResult, stamp
 from harness.run_dir import RunDir
+from harness.run_files import RunFileError, one_line
 from mapf_env import EnvConfig, generate, load_suite
 from mapf_env.sampler import slot_seed
 
@@ -57,18 +66,22 @@ def run_designer(
     resume: bool = False,
     observers: Sequence[RunObserver] = (),
     workers: int | None = None,
+    allow_design_failures: bool = False,
 ) -> ResultRecord:
     """Run the whole loop for one designer and seed; returns (and writes) its ResultRecord.
 
     `observers` watch it (progress bars, TensorBoard, ...; the curves file is always written).
     `workers` caps the generator's processes (1 inside a pool of runs; None: all cores).
+    A design step whose designer could not design keeps the configuration and is recorded
+    as failed in its proposal; `allow_design_failures` is written into the record for boards.
     """
     started, watch = time.perf_counter(), Observers([CurveFile(run.curves), *observers])
     run.open(resume)
     if (done := run.result()) is not None:
         watch.phase("done", experiment.rounds)
         return done
-    designer = make_designer(experiment, designer_name, backend)
+    designer = make_designer(experiment, designer_name,
+                             serves_models=isinstance(backend, ServingBackend))  # fmt: skip
     shared = experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round)
     own = own_initial_config(designer, shared, seed)
     initial = own or shared
@@ -96,7 +109,7 @@ def run_designer(
             with serving(backend, backend_endpoints(designer)) as endpoints:
                 context = design_context(experiment, seed, initial, [*rounds, result], endpoints)
                 result = result.model_copy(update={"proposal": designer.propose(context)})
-        run.finish_round(result)
+        result = run.finish_round(result)
         watch.round_done(result)
         rounds.append(result)
         config = result.proposal.config if result.proposal is not None else config
@@ -107,26 +120,36 @@ def run_designer(
                           designer=designer_name, seed=seed, backend=backend.name,
                           initial_source="designer" if own is not None else "shared",
                           rounds=tuple(rounds), suites=suites,
+                          allow_design_failures=allow_design_failures,
+                          machine=machine_of(backend),
                           seconds=time.perf_counter() - started)  # fmt: skip
     run.write_result(record)
     watch.phase("done", experiment.rounds)
     return record
 
 
-def make_designer(experiment: ExperimentConfig, name: str, backend: Backend) -> Designer:
+def make_designer(experiment: ExperimentConfig, name: str, *, serves_models: bool) -> Designer:
     """The named designer with its options (LLM designers get the experiment's variant),
-    checked before any training: its own readiness, and a server for the models it asks."""
-    options = dict(experiment.designer_options.get(name, {}))
-    if takes_context_variant(name):
-        options.setdefault("variant", experiment.variant)
-    designer = create_designer(name, **options)
-    if backend_endpoints(designer) and not isinstance(backend, ServingBackend):
+    checked before any training: its options, its own readiness, and a server for the models
+    it asks (`serves_models`: whether the backend serves its checkpoints)."""
+    designer = create_designer(name, **designer_options(experiment, name))
+    if backend_endpoints(designer) and not serves_models:
         raise DesignerNotReady(
-            f"designer {name!r} asks the model the backend serves, but the {backend.name} "
-            f"backend serves none: use backend verl, or give the designer an endpoint option"
+            f"designer {name!r} asks the model the training backend serves, but the "
+            f"{experiment.backend} backend serves none: use backend verl, or give it a server, "
+            f"e.g. --set 'designer_options.{name}.endpoint={{base_url: "
+            f"http://127.0.0.1:8000/v1, model: my-model}}'"
         )
     ensure_ready(designer)
     return designer
+
+
+def designer_options(experiment: ExperimentConfig, name: str) -> dict[str, Any]:
+    """The options `name` is built with: the experiment's, plus its variant for LLM designers."""
+    options = dict(experiment.designer_options.get(name, {}))
+    if takes_context_variant(name):
+        options.setdefault("variant", experiment.variant)
+    return options
 
 
 def resume_point(
@@ -137,7 +160,17 @@ def resume_point(
         backend.initialise(seed)
         return initial
     last = rounds[-1]
-    backend.load(run.checkpoint(last.round))
+    try:
+        backend.load(run.checkpoint(last.round))
+    except BackendUnavailable:
+        raise
+    except (OSError, RuntimeError, ValueError, KeyError) as err:  # records older than checksums
+        raise RunFileError(
+            run.checkpoint(last.round),
+            f"cannot be loaded ({type(err).__name__}: {one_line(err)})",
+            f"remove {run.round_path(last.round).name}/round.json so `--resume` trains that "
+            "round again",
+        ) from None
     return last.proposal.config if last.proposal is not None else last.config
 
 

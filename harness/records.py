@@ -7,11 +7,13 @@ then cut the results by size, wait subset or hole ratio without re-running anyth
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from designers import Proposal
+from harness.machine import MachineRecord
 from mapf_env import EnvConfig, EvalReport, GenerationStats
 from mapf_env.provenance import provenance
 
@@ -70,6 +72,12 @@ class RoundResult(BaseModel):
     train_seconds: float
     samples: int
     epochs: int
+    files: dict[str, str] = Field(
+        default_factory=dict,
+        description="sha256 of each file this record vouches for (config.yaml and every file "
+        "under checkpoint/), by path relative to the round directory: resume trains a round "
+        "again when one is missing or differs (empty in older records, which are trusted).",
+    )
 
 
 class ResultRecord(BaseModel):
@@ -91,11 +99,56 @@ class ResultRecord(BaseModel):
     rounds: tuple[RoundResult, ...]
     suites: dict[str, SuiteResult]
     seconds: float
+    allow_design_failures: bool = Field(
+        default=False,
+        description="The run was started with --allow-design-failures: a designer whose design "
+        "steps all failed is still shown on boards (flagged) instead of being left unranked.",
+    )
+    machine: MachineRecord | None = Field(
+        default=None,
+        description="How the backend computed (precision, CPU, kernels, versions, threads): "
+        "boards refuse to pool runs that differ in it. None in older records and for backends "
+        "that do not say.",
+    )
     notes: tuple[str, ...] = Field(
         default=(),
         description="What a reader should know about how the record was made, e.g. a zero-shot "
         "evaluation's failed requests and cached answers (empty in older records).",
     )
+
+    def design_failures(self) -> list[tuple[int, str]]:
+        """(round, reason) of every design step whose designer could not design."""
+        return [
+            (r.round, r.proposal.failure_reason or "unknown reason (older record)")
+            for r in self.rounds
+            if r.proposal is not None and r.proposal.design_failed
+        ]
+
+    def design_steps(self) -> int:
+        """How many design steps the run took (one after every round but the last)."""
+        return sum(1 for r in self.rounds if r.proposal is not None)
+
+
+class FailureRecord(BaseModel):
+    """Why a run stopped with an error (`failure.json`): boards and `harness runs list` show it
+    instead of calling the run merely unfinished; a later successful resume removes it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: str = RESULT_SCHEMA_VERSION
+    package_version: str
+    git_commit: str
+    error: str = Field(description="The exception's type name.")
+    message: str = Field(description="The exception's first line, cut to a bounded length.")
+    round: int | None = Field(
+        default=None, description="The round that was running; None after the last (benchmarks)."
+    )
+    time: datetime = Field(description="When the run failed (UTC).")
+
+    def reason(self) -> str:
+        """One line: the error and where it happened."""
+        where = f" in round {self.round + 1}" if self.round is not None else ""
+        return f"{self.error}{where}: {self.message}"
 
 
 def stamp() -> dict[str, str]:

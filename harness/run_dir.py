@@ -6,12 +6,18 @@ Layout of ``runs/<experiment>/<designer>/seed-<n>/``::
     round-000/config.yaml    the EnvConfig this round trained on
     round-000/curves.jsonl   training curves, one JSON line per optimiser step
     round-000/checkpoint/    the backend's state after training
-    round-000/round.json     the finished round (stats, validation, proposal): written last
+    round-000/round.json     the finished round (stats, validation, proposal, and the sha256
+                             of config.yaml and of every checkpoint file): written last
     result.json              the final ResultRecord
+    failure.json             why the run stopped with an error (removed once it finishes)
 
 A round counts as finished only once its ``round.json`` exists, and every file is written to a
 temporary name and renamed, so a run killed at any moment (kill -9 included) resumes from the
-last finished round and never sees half a file.
+last finished round and never sees half a file. Files damaged afterwards (a full disk, a copy
+cut short) are caught by `harness.run_files`: a round whose record does not read, or whose
+config or checkpoint no longer matches the checksums it recorded, counts as unfinished, so
+resume trains it again from the round before -- round seeds depend only on (seed, round), so
+the result is the undamaged run's.
 """
 
 from __future__ import annotations
@@ -19,20 +25,32 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from harness.experiment import ExperimentConfig
-from harness.records import RESULT_SCHEMA_VERSION, ResultRecord, RoundResult, stamp
+from harness.records import FailureRecord, ResultRecord, RoundResult, stamp
+from harness.run_files import (
+    FAILURE_FILE,
+    RESULT_FILE,
+    ROUND_FILE,
+    RUN_FILE,
+    RunDirError,
+    RunFileError,
+    check_round,
+    one_line,
+    read_failure,
+    read_result,
+    read_stamp,
+    vouched_files,
+)
 from mapf_env.export import atomic_write_bytes
 
-RUN_FILE = "run.json"
-ROUND_FILE = "round.json"
-RESULT_FILE = "result.json"
+__all__ = ["RESULT_FILE", "ROUND_FILE", "RUN_FILE", "RunDir", "RunDirError", "safe_name"]
 
-
-class RunDirError(RuntimeError):
-    """A run directory that cannot be resumed as asked (another version or experiment)."""
+MAX_FAILURE_MESSAGE = 400
+"""Characters of an exception's first line kept in failure.json."""
 
 
 def safe_name(name: str) -> str:
@@ -58,26 +76,32 @@ class RunDir:
 
     def open(self, resume: bool) -> None:
         """Create the run, or check that an existing one is this experiment at this version."""
-        run_file = self.path / RUN_FILE
-        if run_file.exists():
-            if not resume:
-                raise RunDirError(f"{self.path} already holds a run; pass --resume or a new name")
-            self._check(json.loads(run_file.read_text(encoding="utf-8")))
-            return
-        record = {**stamp(), "experiment": self.experiment.model_dump(mode="json")}
-        self.write_json(RUN_FILE, record)
+        problem = self.problem(resume)
+        if problem is not None:
+            raise RunDirError(problem)
+        if not (self.path / RUN_FILE).exists():
+            record = {**stamp(), "experiment": self.experiment.model_dump(mode="json")}
+            self.write_json(RUN_FILE, record)
 
-    def _check(self, record: dict[str, Any]) -> None:
-        if record.get("schema_version") != RESULT_SCHEMA_VERSION:
-            raise RunDirError(
-                f"{self.path} was written by record schema {record.get('schema_version')}; this "
-                f"version writes {RESULT_SCHEMA_VERSION}: start a new run (another --name)"
+    def problem(self, resume: bool) -> str | None:
+        """Why `open(resume)` would refuse this run (one line), or None when it can go on."""
+        if not (self.path / RUN_FILE).exists():
+            return None
+        if not resume:
+            return (
+                f"{self.path} already holds a run; pass --resume to continue it, or choose "
+                "another --out or --set name=..."
             )
-        if record.get("experiment") != self.experiment.model_dump(mode="json"):
-            raise RunDirError(
+        try:
+            started_with = read_stamp(self.path).experiment
+        except RunFileError as err:
+            return str(err)
+        if started_with != self.experiment.model_dump(mode="json"):
+            return (
                 f"{self.path} was started with another experiment config; resume it with the "
                 "same config, or start a new run (another --name)"
             )
+        return None
 
     def write_json(self, relative: str | Path, data: Any) -> None:
         text = (
@@ -91,26 +115,59 @@ class RunDir:
         atomic_write_bytes(self.path / relative, text.encode("utf-8"))
 
     def finished_rounds(self) -> list[RoundResult]:
-        """The finished rounds, in order, up to the first unfinished one."""
+        """The finished rounds, in order, up to the first unfinished one.
+
+        A round whose record does not read, or whose vouched files are missing or differ,
+        ends the list like an unfinished one: resume trains it again.
+        """
         rounds: list[RoundResult] = []
-        while (self.round_path(len(rounds)) / ROUND_FILE).exists():
-            raw = (self.round_path(len(rounds)) / ROUND_FILE).read_text(encoding="utf-8")
-            rounds.append(RoundResult.model_validate_json(raw))
-        return rounds
+        while True:
+            try:
+                rounds.append(check_round(self.round_path(len(rounds)), len(rounds)))
+            except RunFileError:
+                return rounds
 
     def start_round(self, n: int) -> None:
         """Clear what an interrupted attempt at round n left behind."""
         shutil.rmtree(self.round_path(n), ignore_errors=True)
         self.round_path(n).mkdir(parents=True)
 
-    def finish_round(self, result: RoundResult) -> None:
+    def finish_round(self, result: RoundResult) -> RoundResult:
+        """Write round.json last, with the checksums of the round's config and checkpoint;
+        returns the round as written."""
+        files = vouched_files(self.round_path(result.round))
+        result = result.model_copy(update={"files": files})
         self.write_json(Path(self.round_path(result.round).name) / ROUND_FILE, result)
+        return result
 
     def result(self) -> ResultRecord | None:
-        path = self.path / RESULT_FILE
-        if not path.exists():
+        """The final record; None when there is none or it does not read (resume redoes it)."""
+        try:
+            return read_result(self.path / RESULT_FILE)
+        except RunFileError:
             return None
-        return ResultRecord.model_validate_json(path.read_text(encoding="utf-8"))
 
     def write_result(self, record: ResultRecord) -> None:
         self.write_json(RESULT_FILE, record)
+
+    def write_failure(self, error: BaseException) -> FailureRecord:
+        """Record why the run stopped (`failure.json`), so boards and `runs list` can say it."""
+        message = one_line(error, MAX_FAILURE_MESSAGE)
+        failure = FailureRecord(**stamp(), error=type(error).__name__, message=message,
+                                round=self._running_round(), time=datetime.now(UTC))  # fmt: skip
+        self.write_json(FAILURE_FILE, failure)
+        return failure
+
+    def failure(self) -> FailureRecord | None:
+        """Why the run failed, if it left a failure.json (`RunFileError` if that is damaged)."""
+        return read_failure(self.path)
+
+    def clear_failure(self) -> None:
+        """Remove a failure.json that a later, successful attempt made stale."""
+        (self.path / FAILURE_FILE).unlink(missing_ok=True)
+
+    def _running_round(self) -> int | None:
+        """The round an error stopped: the first unfinished one, if it had started."""
+        n = len(self.finished_rounds())
+        started = n < self.experiment.rounds and self.round_path(n).exists()
+        return n if started else None

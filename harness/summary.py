@@ -11,6 +11,7 @@ from statistics import mean
 
 from rich.table import Table
 
+from harness.design_tally import tally_design_steps
 from harness.records import ResultRecord, SuiteResult
 
 
@@ -31,6 +32,7 @@ def comparison_table(records: Sequence[ResultRecord]) -> Table:
     table.add_column("seeds", justify="right")
     for suite in suites:
         table.add_column(suite, justify="right")
+    table.add_column("design steps")
     for designer in sorted({r.designer for r in records}):
         mine = [r for r in records if r.designer == designer]
         cells = []
@@ -41,5 +43,17 @@ def comparison_table(records: Sequence[ResultRecord]) -> Table:
                 continue
             valid, optimal = mean(p[0] for p in pairs), mean(p[1] for p in pairs)
             cells.append(f"{100 * valid:.1f} / {100 * optimal:.1f}")
-        table.add_row(designer, str(len(mine)), *cells)
+        table.add_row(designer, str(len(mine)), *cells, design_note(mine) or "all designed")
     return table
+
+
+def never_designed(records: Sequence[ResultRecord]) -> bool:
+    """Every design step of every run in `records` failed (and there was at least one)."""
+    tally = tally_design_steps(records)
+    return tally is not None and tally.all_failed
+
+
+def design_note(records: Sequence[ResultRecord]) -> str | None:
+    """'2/19 design steps failed: rate limit' over `records`, or None when none failed."""
+    tally = tally_design_steps(records)
+    return None if tally is None else tally.summary

@@ -1,6 +1,6 @@
 """Leaderboards from run directories: Sum per designer and agent count, with seeds and intervals.
 
-    runs = load_runs([Path("runs/quick")])       # result.json files, run dirs or roots
+    runs = load_runs([Path("runs/quick")])       # finished runs; runs.skipped: the others
     board = build_board(runs, baseline="random")  # refuses incompatible runs
     print(render(board, "markdown", details=["size"]))
     publish_site(runs, Path("site"), reference=True)  # static site: tables, plots, run pages
@@ -20,6 +20,7 @@ from leaderboards.board import (
     Delta,
     DeltaCell,
     DesignerRow,
+    DesignFailures,
     DetailRow,
     Estimate,
     FailureRow,
@@ -27,12 +28,13 @@ from leaderboards.board import (
     ReferenceBoard,
     RunRef,
     SuiteInfo,
+    UnrankedRow,
     board_json_schema,
 )
 from leaderboards.bootstrap import BOOTSTRAP_SEED, ONE_SEED, RESAMPLES
-from leaderboards.compat import check_compatible
+from leaderboards.compat import check_compatible, machine_notes
 from leaderboards.errors import LeaderboardError
-from leaderboards.readers import LoadedRun, discover, load_run, load_runs
+from leaderboards.readers import LoadedRun, RunSet, SkippedRun, discover, load_run, load_runs
 from leaderboards.reference import load_reference
 from leaderboards.render import FORMATS, Format, board_tables, render, terminal_renderable
 from leaderboards.site import SiteResult, publish_site
@@ -49,6 +51,7 @@ __all__ = [
     "Cut",
     "Delta",
     "DeltaCell",
+    "DesignFailures",
     "DesignerRow",
     "DetailRow",
     "Estimate",
@@ -59,8 +62,11 @@ __all__ = [
     "RateCell",
     "ReferenceBoard",
     "RunRef",
+    "RunSet",
     "SiteResult",
+    "SkippedRun",
     "SuiteInfo",
+    "UnrankedRow",
     "board_json_schema",
     "board_tables",
     "build_board",
@@ -69,6 +75,7 @@ __all__ = [
     "load_reference",
     "load_run",
     "load_runs",
+    "machine_notes",
     "publish_site",
     "render",
     "terminal_renderable",

@@ -20,10 +20,12 @@ from leaderboards.board import (
     BootstrapSpec,
     Cut,
     DesignerRow,
+    DesignFailures,
     DetailRow,
     RateCell,
     RunRef,
     SuiteInfo,
+    UnrankedRow,
 )
 from leaderboards.bootstrap import (
     BOOTSTRAP_SEED,
@@ -38,6 +40,7 @@ from leaderboards.bootstrap import (
 from leaderboards.compat import check_compatible, shared_experiment
 from leaderboards.costs import cost_row
 from leaderboards.deltas import baseline_deltas
+from leaderboards.design_steps import design_failures, unranked_note
 from leaderboards.errors import LeaderboardError
 from leaderboards.failures import failure_rows
 from leaderboards.groups import METRICS, Group, estimate, make_groups
@@ -56,43 +59,77 @@ def build_board(
     resamples: int = RESAMPLES,
     reference: bool = False,
     details: Sequence[Cut] = CUTS,
+    pool_machines: bool = False,
 ) -> Board:
     """The board of `runs` (checked compatible); deltas against `baseline` when it is present.
 
     With `strict_baseline`, a baseline missing from the runs is an error rather than a note.
-    `details` are the cuts computed (all by default; each costs bootstrap time).
+    `details` are the cuts computed (all by default; each costs bootstrap time). A designer whose
+    design steps all failed is left out of the rows (`Board.unranked` says why) unless its runs
+    allowed it; one with some failed steps is ranked and flagged (`leaderboards.design_steps`).
+    `pool_machines` pools runs that computed differently (`leaderboards.compat`).
     """
-    check_compatible(runs)
+    check_compatible(runs, pool_machines=pool_machines)
     groups = make_groups(runs, answers, resamples)
+    flags = {(g.kind, g.designer): design_failures([r.record for r in g.runs]) for g in groups}
+    ranked = [g for g in groups if _is_ranked(flags[g.kind, g.designer])]
+    unranked = [
+        _unranked(g, f) for g in groups if (f := flags[g.kind, g.designer]) and not f.ranked
+    ]
     suites = list(runs[0].record.suites)
-    rows = [_row(g, suites, answers) for g in groups]
-    base = next((g for g in groups if g.designer == baseline), None)
-    note = _baseline_note(baseline, base, groups, strict_baseline)
-    if base is not None:
-        for i, g in enumerate(groups):
-            if g is not base and g.kind == base.kind:
-                delta, overall = baseline_deltas(g, base, suites, resamples)
-                rows[i] = rows[i].model_copy(update={"delta": delta, "delta_overall": overall})
-    ordered = sorted(rows, key=lambda r: (r.kind, -r.overall.valid.mean, r.designer))
+    base = next((g for g in ranked if g.designer == baseline), None)
+    note = _baseline_note(baseline, base, groups, flags, strict_baseline)
     return Board(
         package_version=package_version(),
         git_commit=git_commit(),
         answers=answers,
         baseline=baseline if base is not None else None,
         baseline_note=note,
-        experiment=shared_experiment(runs[0]),
+        experiment=shared_experiment(runs[0], pool_machines=pool_machines),
         suites=tuple(_suite_info(runs[0], name) for name in suites),
         bootstrap=BootstrapSpec(
             resamples=resamples, confidence=CONFIDENCE, rng_seed=BOOTSTRAP_SEED, method=METHOD
         ),
         runs=tuple(_run_ref(run) for g in groups for run in g.runs),
-        rows=tuple(ordered),
+        rows=tuple(_ranked_rows(ranked, base, flags, suites, answers, resamples)),
+        unranked=tuple(unranked),
         detail_cuts=tuple(c for c in CUTS if c in details),
-        details=tuple(d for g in groups for d in _details(g, suites, details)),
-        failures=tuple(f for g in groups for f in failure_rows(g.designer, g.runs, suites)),
+        details=tuple(d for g in ranked for d in _details(g, suites, details)),
+        failures=tuple(f for g in ranked for f in failure_rows(g.designer, g.runs, suites)),
         costs=tuple(cost_row(g.designer, [r.record for r in g.runs]) for g in groups),
         reference=load_reference() if reference else None,
     )
+
+
+Flags = dict[tuple[str, str], DesignFailures | None]
+
+
+def _is_ranked(flag: DesignFailures | None) -> bool:
+    return flag is None or flag.ranked
+
+
+def _ranked_rows(
+    groups: list[Group],
+    base: Group | None,
+    flags: Flags,
+    suites: list[str],
+    answers: Answers,
+    resamples: int,
+) -> list[DesignerRow]:
+    """The ranked designers' rows with their deltas, best overall valid rate first."""
+    rows = []
+    plain = [_row(g, suites, answers) for g in groups]  # every group's means before any delta
+    for g, row in zip(groups, plain, strict=True):
+        update: dict[str, object] = {"design_failures": flags[g.kind, g.designer]}
+        if base is not None and g is not base and g.kind == base.kind:
+            update["delta"], update["delta_overall"] = baseline_deltas(g, base, suites, resamples)
+        rows.append(row.model_copy(update=update))
+    return sorted(rows, key=lambda r: (r.kind, -r.overall.valid.mean, r.designer))
+
+
+def _unranked(g: Group, flag: DesignFailures) -> UnrankedRow:
+    return UnrankedRow(designer=g.designer, kind=g.runs[0].record.kind, seeds=g.seeds,
+                       design_failures=flag, note=unranked_note(g.designer, flag))  # fmt: skip
 
 
 def _row(g: Group, suites: list[str], answers: Answers) -> DesignerRow:
@@ -167,14 +204,20 @@ def _detail(g: Group, suite: str, cut: Cut, key: str) -> DetailRow:
 
 
 def _baseline_note(
-    baseline: str | None, base: Group | None, groups: list[Group], strict: bool
+    baseline: str | None, base: Group | None, groups: list[Group], flags: Flags, strict: bool
 ) -> str | None:
     if baseline is None or base is not None:
         return None
-    names = ", ".join(sorted({g.designer for g in groups}))
-    message = f"baseline {baseline!r} is not among the runs (designers: {names})"
+    left_out = [f for (_, name), f in flags.items() if name == baseline and f is not None]
+    if left_out:
+        message = f"baseline {baseline!r} is not ranked ({left_out[0].summary})"
+        hint = "pass --baseline with a ranked designer"
+    else:
+        names = ", ".join(sorted({g.designer for g in groups}))
+        message = f"baseline {baseline!r} is not among the runs (designers: {names})"
+        hint = "pass --baseline with one of them"
     if strict:
-        raise LeaderboardError(f"{message}; pass --baseline with one of them")
+        raise LeaderboardError(f"{message}; {hint}")
     return f"{message}: no deltas"
 
 

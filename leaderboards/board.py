@@ -4,7 +4,9 @@ Every rate is in percent (0-100) and every delta in percentage points, as in the
 keeps its mean over seeds and its 95% bootstrap interval; with one seed the interval is unknown,
 so `low`/`high` are None and `note` says why -- renderers show the note, never an empty cell.
 The board is built from result files alone (`leaderboards.build_board`), so it names the runs,
-code versions and commits it was built from.
+code versions and commits it was built from. A designer some of whose design steps failed carries
+`design_failures` (boards flag it); one whose every step failed is listed in `unranked` rather
+than ranked in `rows`, unless its runs were started with --allow-design-failures.
 """
 
 from __future__ import annotations
@@ -75,6 +77,31 @@ class RunRef(BaseModel):
     git_commit: str
 
 
+class DesignFailures(BaseModel):
+    """Design steps whose designer could not design (the previous configuration was kept).
+
+    Counted over all of a designer's runs, so a flaky provider shows as a share of steps
+    rather than as another designer's numbers under this one's name.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    failed: int = Field(description="Failed design steps, over the designer's runs.")
+    steps: int = Field(description="Design steps, over the designer's runs.")
+    reasons: dict[str, int] = Field(description="Failed steps per reason, most common first.")
+    allowed: bool = Field(description="Every run was started with --allow-design-failures.")
+    summary: str = Field(description="'2/19 design steps failed: rate limit'.")
+
+    @property
+    def all_failed(self) -> bool:
+        return self.failed == self.steps
+
+    @property
+    def ranked(self) -> bool:
+        """A designer that never designed is ranked only when its runs allowed it."""
+        return self.allowed or not self.all_failed
+
+
 class DesignerRow(BaseModel):
     """One designer (or, kind 'policy', one zero-shot policy): the paper's row."""
 
@@ -91,8 +118,27 @@ class DesignerRow(BaseModel):
         default=None, description="Minus the baseline, per suite; None for the baseline itself."
     )
     delta_overall: DeltaCell | None = None
+    design_failures: DesignFailures | None = Field(
+        default=None, description="Set when some design steps failed: the row is flagged."
+    )
     package_versions: tuple[str, ...] = ()
     git_commits: tuple[str, ...] = ()
+
+
+class UnrankedRow(BaseModel):
+    """A designer whose design steps all failed: its runs trained on round 0's configuration.
+
+    Its rates would be the round-0 configuration's under its name, so they are left out of the
+    ranked rows, deltas, details and failure shares; `note` is the line boards print for it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    kind: Literal["designer", "policy"] = "designer"
+    seeds: tuple[int, ...]
+    design_failures: DesignFailures
+    note: str
 
 
 class DetailRow(BaseModel):
@@ -225,6 +271,9 @@ class Board(BaseModel):
     bootstrap: BootstrapSpec
     runs: tuple[RunRef, ...]
     rows: tuple[DesignerRow, ...]
+    unranked: tuple[UnrankedRow, ...] = Field(
+        default=(), description="Designers left out of `rows`: every design step failed."
+    )
     detail_cuts: tuple[Cut, ...] = Field(description="The cuts `details` holds.")
     details: tuple[DetailRow, ...]
     failures: tuple[FailureRow, ...]

@@ -1,9 +1,17 @@
-"""Which runs may share a board: same benchmarks (suites and contents), same experiment.
+"""Which runs may share a board: same benchmarks (suites and contents), same experiment, and
+the same way of computing.
 
 A board compares designers, so runs may differ only in the designer, its options and the seed.
 Two runs of another benchmark version, other suites, or another experiment setting (rounds,
-samples, backend, policy, ...) are refused with a message naming both runs and the first
-difference: nothing is averaged across incompatible runs.
+samples, backend, policy, precision, ...) are refused with a message naming both runs and the
+first difference: nothing is averaged across incompatible runs.
+
+The same config and seed can still give other numbers on another machine: other float kernels
+(torch's CPU capability, MKL's branch, native or emulated bf16) or another torch sum in another
+order. Each record's `machine` says how it computed, and runs whose `MachineRecord.pool_key`
+differs are refused too, unless the caller asks to pool them (`pool_machines`; the CLI's
+``--pool-machines``), which `machine_notes` then says. Records from before machines were
+recorded have none: they pool with each other, with a note, but not with records that have one.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from harness.machine import MachineRecord
 from harness.records import SuiteResult
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun
@@ -19,15 +28,24 @@ from leaderboards.readers import LoadedRun
 FREE_FIELDS = ("name", "designers", "seeds", "designer_options")
 """Experiment fields that may differ between runs on one board."""
 
+MACHINE_FIELDS = ("precision",)
+"""Experiment fields that say how a run computed: free only when machines are pooled."""
 
-def shared_experiment(run: LoadedRun) -> dict[str, Any]:
+POOL_HINT = "build one board per machine setup, or pass --pool-machines to pool them anyway"
+
+
+def shared_experiment(run: LoadedRun, *, pool_machines: bool = False) -> dict[str, Any]:
     """A run's experiment config without the fields a board lets differ."""
     free = (*FREE_FIELDS, "policy") if run.record.kind == "policy" else FREE_FIELDS  # its model
+    free = (*free, *MACHINE_FIELDS) if pool_machines else free
     return {k: v for k, v in run.record.experiment.items() if k not in free}
 
 
-def check_compatible(runs: Sequence[LoadedRun]) -> None:
-    """Raise `LeaderboardError` unless every run can share one board."""
+def check_compatible(runs: Sequence[LoadedRun], *, pool_machines: bool = False) -> None:
+    """Raise `LeaderboardError` unless every run can share one board.
+
+    `pool_machines` lets runs that computed differently (`machine_notes`) share it anyway.
+    """
     if not runs:
         raise LeaderboardError("no runs to build a board from")
     _no_duplicates(runs)
@@ -39,8 +57,30 @@ def check_compatible(runs: Sequence[LoadedRun]) -> None:
     by_kind: dict[str, LoadedRun] = {}
     for run in runs:
         anchor = by_kind.setdefault(run.record.kind, run)
-        _same_experiment(anchor, run)
+        _same_experiment(anchor, run, pool_machines)
     _same_options(runs)
+    trained = _trained(runs)
+    if not pool_machines:
+        for run in trained[1:]:
+            _same_machine(trained[0], run)
+
+
+def machine_notes(runs: Sequence[LoadedRun], *, pool_machines: bool = False) -> list[str]:
+    """What a reader of the board should know about how its runs computed, one line each."""
+    notes = []
+    trained = _trained(runs)
+    unknown = [run.name for run in trained if run.record.machine is None]
+    if unknown:
+        notes.append(
+            f"{len(unknown)} of {len(trained)} trained runs carry no machine record (written "
+            f"before precision and CPU were recorded, or by a backend that does not say): "
+            f"{', '.join(unknown)}"
+        )
+    if pool_machines:
+        setups = {_setup(run.record.machine) for run in trained}
+        if len(setups) > 1:
+            notes.append(f"pooled runs that computed differently: {'; '.join(sorted(setups))}")
+    return notes
 
 
 def benchmark_fingerprint(result: SuiteResult) -> str:
@@ -88,15 +128,50 @@ def _same_benchmark(a: LoadedRun, b: LoadedRun, suite: str) -> None:
     )
 
 
-def _same_experiment(a: LoadedRun, b: LoadedRun) -> None:
-    where = _first_difference(shared_experiment(a), shared_experiment(b))
+def _same_experiment(a: LoadedRun, b: LoadedRun, pool_machines: bool) -> None:
+    where = _first_difference(
+        shared_experiment(a, pool_machines=pool_machines),
+        shared_experiment(b, pool_machines=pool_machines),
+    )
     if where is None:
         return
     key, mine, theirs = where
+    hint = f"; {POOL_HINT}" if key in MACHINE_FIELDS else ": build one board per config"
     raise LeaderboardError(
         f"{a.name} and {b.name} ran different experiments ({key}: {mine!r} vs {theirs!r}); "
-        "a board compares designers under one config: build one board per config"
+        f"a board compares designers under one config{hint}"
     )
+
+
+def _same_machine(a: LoadedRun, b: LoadedRun) -> None:
+    x, y = a.record.machine, b.record.machine
+    if x is None and y is None:
+        return
+    if x is None or y is None:
+        known, other = (b, a) if x is None else (a, b)
+        raise LeaderboardError(
+            f"{other.name} has no machine record (written before precision and CPU were "
+            f"recorded) but {known.name} computed with {_setup(known.record.machine)}: {POOL_HINT}"
+        )
+    where = _first_difference(x.pool_key(), y.pool_key())
+    if where is not None:
+        key, mine, theirs = where
+        raise LeaderboardError(
+            f"{a.name} and {b.name} computed differently ({key}: {mine!r} vs {theirs!r}), so "
+            f"the same seed need not give the same numbers: {POOL_HINT}"
+        )
+
+
+def _trained(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
+    """The runs that trained a policy: a zero-shot policy record has no learner to describe."""
+    return [run for run in runs if run.record.kind == "designer"]
+
+
+def _setup(machine: MachineRecord | None) -> str:
+    """A machine record's pool key in a few words."""
+    if machine is None:
+        return "unknown (no machine record)"
+    return ", ".join(f"{k} {v}" for k, v in machine.pool_key().items() if v is not None)
 
 
 def _same_options(runs: Sequence[LoadedRun]) -> None:

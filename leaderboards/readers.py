@@ -1,23 +1,23 @@
 """Reading runs: `ResultRecord`s from run directories, result files, or roots holding many runs.
 
 A path may be a `result.json`, one run directory (`runs/<experiment>/<designer>/seed-<n>/`), or
-any directory above runs, searched recursively. Whatever cannot be read becomes one line naming
-the run and what is wrong -- an unfinished run says how far it got -- and nothing is skipped
-quietly: a board is built from every run asked for, or not at all.
+any directory above runs, searched recursively. A board is built from the finished runs that
+read; every other run becomes one skipped line naming it, its kind (unfinished, failed,
+unreadable, other version) and what to do -- an unfinished run says how far it got, a failed
+one why it failed -- and the commands print those lines, so nothing is left out quietly.
+`strict` refuses the whole set instead. Files are read by `harness.run_files`, the reader that
+resume and `harness runs` use too.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Literal, cast, overload
 
-from pydantic import ValidationError
-
-from harness.records import RESULT_SCHEMA_VERSION, ResultRecord
-from harness.run_dir import RESULT_FILE, ROUND_FILE, RUN_FILE
+from harness.records import ResultRecord
+from harness.run_files import RESULT_FILE, RUN_FILE, RunFileError, read_result, run_status
 from leaderboards.errors import LeaderboardError
 
 
@@ -58,84 +58,110 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     return list(unique.values())
 
 
-def load_runs(paths: Sequence[Path]) -> list[LoadedRun]:
-    """Every run at or under `paths`; raises `LeaderboardError` naming the first bad one."""
+SkipKind = Literal["unfinished", "failed", "unreadable", "other-version"]
+
+
+@dataclass(frozen=True)
+class SkippedRun:
+    """A run a board leaves out: which kind of problem, and one line with what to do."""
+
+    path: Path
+    kind: SkipKind
+    line: str
+
+    def __str__(self) -> str:
+        return self.line
+
+
+@dataclass(frozen=True)
+class RunSet(Sequence[LoadedRun]):
+    """The runs a board is built from, and the ones left out (each with its reason).
+
+    It is the sequence of loaded runs, so it goes straight to `build_board` and `publish_site`.
+    """
+
+    runs: tuple[LoadedRun, ...]
+    skipped: tuple[SkippedRun, ...] = ()
+
+    @overload
+    def __getitem__(self, index: int) -> LoadedRun: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[LoadedRun]: ...
+
+    def __getitem__(self, index: int | slice) -> LoadedRun | Sequence[LoadedRun]:
+        return self.runs[index]
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+
+class SkipError(LeaderboardError):
+    """A run that cannot go on a board; `skipped` says which kind and what to do."""
+
+    def __init__(self, path: Path, kind: SkipKind, line: str) -> None:
+        super().__init__(line)
+        self.skipped = SkippedRun(path, kind, line)
+
+
+def load_runs(paths: Sequence[Path], *, strict: bool = False) -> RunSet:
+    """Every finished run at or under `paths`, and the others as skipped lines.
+
+    `strict` refuses instead: a `LeaderboardError` naming the first run that cannot be read.
+    """
     runs: list[LoadedRun] = []
-    problems: list[str] = []
+    skipped: list[SkippedRun] = []
     for path in discover(paths):
         try:
             runs.append(load_run(path))
-        except LeaderboardError as err:
-            problems.append(str(err))
-    if problems:
-        more = f" (and {len(problems) - 1} more unreadable runs)" if len(problems) > 1 else ""
-        raise LeaderboardError(problems[0] + more)
-    return runs
+        except SkipError as err:
+            skipped.append(err.skipped)
+    if strict and skipped:
+        more = f" (and {len(skipped) - 1} more runs skipped)" if len(skipped) > 1 else ""
+        raise LeaderboardError(skipped[0].line + more)
+    return RunSet(tuple(runs), tuple(skipped))
 
 
 def load_run(path: Path) -> LoadedRun:
-    """One run directory or result file."""
-    if path.is_file():
-        return LoadedRun(path.parent, _read_record(path, path))
-    result = path / RESULT_FILE
+    """One run directory or result file; `SkipError` (a `LeaderboardError`) when it cannot."""
+    result = path if path.is_file() else path / RESULT_FILE
+    run = path.parent if path.is_file() else path
     if result.is_file():
-        return LoadedRun(path, _read_record(result, path))
-    if (path / RUN_FILE).is_file():
-        raise LeaderboardError(f"{path}: {_progress(path)}")
-    raise LeaderboardError(f"{path}: not a run directory (no {RUN_FILE} or {RESULT_FILE})")
+        return LoadedRun(run, _read_record(result, run))
+    if not (path / RUN_FILE).is_file():
+        raise LeaderboardError(f"{path}: not a run directory (no {RUN_FILE} or {RESULT_FILE})")
+    status = run_status(path)
+    if status.state == "failed":
+        line = f"{path}: failed run ({status.reason}); fix the cause and finish it with "
+        raise SkipError(path, "failed", line + "`harness compare ... --resume`, or remove it")
+    if status.state != "unfinished":
+        raise SkipError(path, cast(SkipKind, status.state), status.reason)  # names the file
+    if status.total is not None and status.done == status.total:
+        how_far = f"all {status.done} rounds finished but the final benchmarks were not written"
+    else:
+        how_far = status.label().removeprefix("unfinished ") + " rounds finished"
+    line = (
+        f"{path}: unfinished run, no {RESULT_FILE} yet ({how_far}); finish it with "
+        "`harness compare ... --resume` or leave it out of the board"
+    )
+    raise SkipError(path, "unfinished", line)
 
 
 def _is_run(path: Path) -> bool:
     return (path / RUN_FILE).is_file() or (path / RESULT_FILE).is_file()
 
 
-def _progress(run: Path) -> str:
-    """How far an unfinished run got, and what to do about it."""
-    done = sum(1 for _ in run.glob(f"round-*/{ROUND_FILE}"))
-    try:
-        stamp = json.loads((run / RUN_FILE).read_text(encoding="utf-8"))
-        total: Any = stamp.get("experiment", {}).get("rounds", "?")
-    except (OSError, ValueError, AttributeError):
-        total = "?"
-    if str(done) == str(total):
-        how_far = f"all {done} rounds finished but the final benchmarks were not written"
-    else:
-        how_far = f"{done} of {total} rounds finished"
-    return (
-        f"unfinished run, no {RESULT_FILE} yet ({how_far}); finish it with "
-        "`harness compare ... --resume` or leave it out of the board"
-    )
-
-
 def _read_record(source: Path, run: Path) -> ResultRecord:
     try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise LeaderboardError(f"{run}: cannot read {source.name}: {err}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise LeaderboardError(
-            f"{run}: {source.name} is not valid JSON (line {err.lineno}, column {err.colno}: "
-            f"{err.msg}); the file is damaged, re-run or remove it"
-        ) from None
-    if not isinstance(data, dict):
-        raise LeaderboardError(f"{run}: {source.name} is not a result record (not a JSON object)")
-    version = data.get("schema_version")
-    if version != RESULT_SCHEMA_VERSION:
-        raise LeaderboardError(
-            f"{run}: result schema {version!r} (written by envdesign-bench "
-            f"{data.get('package_version', '?')}); this version reads schema "
-            f"{RESULT_SCHEMA_VERSION!r}: build this board with the version that wrote it"
+        record = read_result(source)
+    except RunFileError as err:
+        kind: SkipKind = "other-version" if err.problem == "other-version" else "unreadable"
+        todo = (
+            "build this board with the version that wrote it"
+            if kind == "other-version"
+            else f"{err.todo}, or remove the run"
         )
-    try:
-        record = ResultRecord.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "record"
-        raise LeaderboardError(
-            f"{run}: {source.name} is not a valid result record ({where}: {first['msg']})"
-        ) from None
+        raise SkipError(run, kind, f"{run}: {source.name} {err.wrong}; {todo}") from None
     _check_verdicts(record, run)
     return record
 
@@ -147,7 +173,8 @@ def _check_verdicts(record: ResultRecord, run: Path) -> None:
             len(suite.verdicts) != suite.greedy.overall.n
             or sum(v.valid for v in suite.verdicts) != suite.greedy.overall.valid
         ):
-            raise LeaderboardError(
-                f"{run}: suite {name}'s per-instance verdicts do not match its report "
-                "(the record was edited or damaged)"
+            line = (
+                f"{run}: suite {name}'s per-instance verdicts do not match its report (the "
+                f"record was edited or damaged); remove {RESULT_FILE} and `--resume` the run"
             )
+            raise SkipError(run, "unreadable", line)

@@ -19,6 +19,7 @@ from mapf_env.export import (
     write_jsonl,
     write_parquet,
 )
+from mapf_env.field_errors import error_details_lines, error_message, field_error_lines
 from mapf_env.generator import GeneratedRound, GenerationStats, SizeStats, generate
 from mapf_env.instance import (
     HOLE,
@@ -116,6 +117,9 @@ __all__ = [
     "build_suite",
     "check_plan",
     "conflict_free_plan",
+    "error_details_lines",
+    "error_message",
+    "field_error_lines",
     "find_optimum",
     "first_conflict",
     "format_plan",

@@ -4,20 +4,22 @@ An `EnvConfig` is always legal -- every size 3..10 present, ratios summing to 1,
 [0, 0.5], wait_ratio in [0, 1] -- so the generator never sees anything else. Designers' partial
 change sets reach it through `mapf_env.projection` (merge, then project, with every forced
 change recorded). Input that cannot be read -- an unknown key, a string where a number belongs,
-NaN -- is a `ConfigError` that names the field, raised here and never deep inside the generator.
+NaN, true/false -- is a `ConfigError` with one line per bad field (`mapf_env.field_errors`),
+raised here and never deep inside the generator.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path as FsPath
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
+from mapf_env.field_errors import bounded_repr, error_message, field_error_lines
 from mapf_env.instance import SIZES, Objective
 
 MAX_HOLE_RATIO = 0.5
@@ -28,7 +30,26 @@ _SIZE_NAME = re.compile(r"^\s*(?:size[_ ]?)?(\d+)(?:\s*x\s*(\d+))?\s*$", re.IGNO
 
 
 class ConfigError(ValueError):
-    """A configuration or change set that cannot be read; the message names the field."""
+    """A configuration or change set that cannot be read; one line per bad field.
+
+    `lines` holds those lines without the origin (each starting with its dotted field path) when
+    they came from the field formatter, so a caller that nests this config in a bigger one (a
+    curriculum stage) can re-prefix them; it is empty for a message written by hand.
+    """
+
+    def __init__(self, message: str, lines: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.lines = tuple(lines)
+
+
+def _not_a_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError(f"must be a number, not {str(value).lower()}")
+    return value
+
+
+Number = Annotated[float, BeforeValidator(_not_a_bool)]
+"""A float that refuses true/false, which pydantic would otherwise read as 1.0 / 0.0."""
 
 
 class SizeConfig(BaseModel):
@@ -36,11 +57,11 @@ class SizeConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    ratio: float = Field(ge=0.0, le=1.0, description="Share of the round's samples at this size.")
-    hole_ratio: float = Field(
+    ratio: Number = Field(ge=0.0, le=1.0, description="Share of the round's samples at this size.")
+    hole_ratio: Number = Field(
         ge=0.0, le=MAX_HOLE_RATIO, description="Share of the grid's cells that are holes."
     )
-    wait_ratio: float = Field(
+    wait_ratio: Number = Field(
         ge=0.0, le=1.0, description="Share of instances that need conflict resolution."
     )
 
@@ -70,7 +91,8 @@ class EnvConfig(SharedFields):
     def _all_sizes_summing_to_one(cls, sizes: dict[int, SizeConfig]) -> dict[int, SizeConfig]:
         missing = [s for s in SIZES if s not in sizes]
         if missing:
-            raise ValueError(f"sizes {missing} are missing; all of {SIZES[0]}..{SIZES[-1]} belong")
+            names = ", ".join(size_name(s) for s in missing)
+            raise ValueError(f"sizes {names} are missing; all of {SIZES[0]}..{SIZES[-1]} belong")
         total = sum(s.ratio for s in sizes.values())
         if abs(total - 1.0) > RATIO_TOLERANCE:
             raise ValueError(f"ratios sum to {total:.6g}; they must sum to 1 (project() rescales)")
@@ -86,19 +108,20 @@ class EnvConfig(SharedFields):
         return yaml.safe_dump(_to_plain(self), sort_keys=False)
 
     @classmethod
-    def from_yaml(cls, text: str) -> EnvConfig:
-        return cls.from_mapping(_load_mapping(text))
+    def from_yaml(cls, text: str, origin: str = "EnvConfig") -> EnvConfig:
+        """Read a YAML config; `origin` (a file name) heads every error message."""
+        return cls.from_mapping(load_mapping(text, origin), origin)
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> EnvConfig:
+    def from_mapping(cls, data: Mapping[str, Any], origin: str = "EnvConfig") -> EnvConfig:
         try:
             return cls.model_validate(dict(data))
         except ValidationError as err:
-            raise ConfigError(explain(err, "EnvConfig")) from None
+            raise config_error(err, origin, cls) from None
 
     @classmethod
     def load(cls, path: str | FsPath) -> EnvConfig:
-        return cls.from_yaml(FsPath(path).read_text(encoding="utf-8"))
+        return cls.from_yaml(FsPath(path).read_text(encoding="utf-8"), str(path))
 
     def save(self, path: str | FsPath) -> None:
         FsPath(path).write_text(self.to_yaml(), encoding="utf-8")
@@ -137,13 +160,15 @@ def random_config(seed: int, *, n_agents: int = 2, samples: int = 4000) -> EnvCo
 def parse_size(key: Any) -> int:
     """Read a size key: 7, "7", "7x7" or "size_7"; anything else is a ConfigError."""
     if isinstance(key, bool):
-        raise ConfigError(f"size key {key!r} is not a map size")
+        raise ConfigError(f"size key {key!r} is not a map size; write e.g. 7 or '7x7'")
     if isinstance(key, int):
         size = key
     else:
         match = _SIZE_NAME.match(str(key))
         if not match or (match.group(2) and match.group(2) != match.group(1)):
-            raise ConfigError(f"size key {key!r} is not a map size; write e.g. 7 or '7x7'")
+            raise ConfigError(
+                f"size key {bounded_repr(key)} is not a map size; write e.g. 7 or '7x7'"
+            )
         size = int(match.group(1))
     if size not in SIZES:
         raise ConfigError(f"size {size} is not offered; sizes are {SIZES[0]}..{SIZES[-1]}")
@@ -172,19 +197,22 @@ def _to_plain(config: EnvConfig) -> dict[str, Any]:
     return data
 
 
-def _load_mapping(text: str) -> dict[str, Any]:
+def load_mapping(text: str, origin: str = "config") -> dict[str, Any]:
+    """A YAML document that must be a mapping (empty: `{}`); errors name `origin`."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
-        raise ConfigError(f"not valid YAML: {err}") from None
+        raise ConfigError(f"{origin}: not valid YAML: {err}") from None
+    if data is None:  # an empty document: every field takes its default
+        return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"a config is a YAML mapping, got {type(data).__name__}")
+        raise ConfigError(f"{origin}: a config is a YAML mapping, got {type(data).__name__}")
     return data
 
 
-def explain(err: ValidationError, what: str) -> str:
-    lines = [f"invalid {what}:"]
-    for e in err.errors():
-        loc = ".".join(size_name(p) if isinstance(p, int) else str(p) for p in e["loc"])
-        lines.append(f"  {loc or what}: {e['msg']} (got {e.get('input')!r})")
-    return "\n".join(lines)
+def config_error(
+    err: ValidationError, origin: str, model: type[BaseModel] | None = None
+) -> ConfigError:
+    """The `ConfigError` for `err`: `origin` first, then one line per bad field of `model`."""
+    lines = field_error_lines(err, model)
+    return ConfigError(error_message([(origin, lines)]), lines)

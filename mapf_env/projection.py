@@ -10,7 +10,6 @@ compared on what they *meant*; the notes record how far the harness had to bend 
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -22,15 +21,15 @@ from mapf_env.config import (
     RATIO_TOLERANCE,
     ConfigError,
     EnvConfig,
+    Number,
     SharedFields,
-    explain,
+    config_error,
     normalise_size_keys,
     parse_size,
     size_name,
 )
 from mapf_env.instance import SIZES, Objective
 
-_SIZE_KEYS = ("ratio", "hole_ratio", "wait_ratio")
 _LOCKED_KEYS = ("n_agents", "samples", "objective")
 
 
@@ -39,9 +38,17 @@ class SizeDraft(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    ratio: float = 0.0
-    hole_ratio: float = 0.0
-    wait_ratio: float = 0.0
+    ratio: Number = 0.0
+    hole_ratio: Number = 0.0
+    wait_ratio: Number = 0.0
+
+
+class _ChangeSet(BaseModel):
+    """A designer's per-size changes, checked for type before they touch the config."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sizes: dict[int, SizeDraft]
 
 
 class ConfigDraft(SharedFields):
@@ -93,7 +100,8 @@ def merge(config: EnvConfig, changes: Mapping[str, Any] | None) -> ConfigDraft:
 
     Accepts per-size changes at the top level (``{"7x7": {...}}``) or under ``sizes``. The
     experiment's fixed fields (agents, budget, objective) are not the designer's to change: such
-    keys are ignored and recorded in the draft's notes. Unknown keys are errors.
+    keys are ignored and recorded in the draft's notes. Unknown keys and values that are not
+    finite numbers are errors, one line per bad field.
     """
     if changes is None:
         changes = {}
@@ -101,7 +109,7 @@ def merge(config: EnvConfig, changes: Mapping[str, Any] | None) -> ConfigDraft:
         raise ConfigError(
             f"changes must be a mapping of sizes to fields, got {type(changes).__name__}"
         )
-    sizes = {s: dict(v.model_dump()) for s, v in config.sizes.items()}
+    raw: dict[int, Any] = {}
     notes: list[ProjectionNote] = []
     for key, value in changes.items():
         if key in _LOCKED_KEYS:
@@ -110,14 +118,17 @@ def merge(config: EnvConfig, changes: Mapping[str, Any] | None) -> ConfigDraft:
             if not isinstance(value, Mapping):
                 raise ConfigError("'sizes' must map sizes to fields")
             for size_key, fields in value.items():
-                _apply_size_change(sizes, size_key, fields)
+                _collect(raw, size_key, fields)
         else:
-            _apply_size_change(sizes, key, value)
+            _collect(raw, key, value)
+    sizes = {s: dict(v.model_dump()) for s, v in config.sizes.items()}
+    for size, fields in _checked(raw).items():
+        sizes[size].update(fields)
     shared = config.model_dump(include=set(_LOCKED_KEYS))
     try:
         return ConfigDraft.model_validate({**shared, "sizes": sizes, "notes": tuple(notes)})
     except ValidationError as err:
-        raise ConfigError(explain(err, "changes")) from None
+        raise config_error(err, "changes", ConfigDraft) from None
 
 
 def project(config: ConfigDraft | EnvConfig | Mapping[str, Any]) -> Projection:
@@ -159,35 +170,25 @@ def _as_draft(config: ConfigDraft | EnvConfig | Mapping[str, Any]) -> ConfigDraf
     try:
         return ConfigDraft.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(explain(err, "config")) from None
+        raise config_error(err, "config", ConfigDraft) from None
 
 
-def _apply_size_change(sizes: dict[int, dict[str, Any]], key: Any, fields: Any) -> None:
+def _collect(raw: dict[int, Any], key: Any, fields: Any) -> None:
+    """Gather one size's changes; a size written both bare and under `sizes` gets both."""
     size = parse_size(key)
-    if not isinstance(fields, Mapping):
-        raise ConfigError(
-            f"{size_name(size)} must map fields {list(_SIZE_KEYS)} to numbers, got {fields!r}"
-        )
-    for name, value in fields.items():
-        if name not in _SIZE_KEYS:
-            hint = difflib.get_close_matches(str(name), _SIZE_KEYS, n=1)
-            also = f"; did you mean {hint[0]!r}?" if hint else ""
-            raise ConfigError(
-                f"{size_name(size)}.{name} is not a field; fields are {list(_SIZE_KEYS)}{also}"
-            )
-        sizes[size][name] = _number(value, f"{size_name(size)}.{name}")
+    before = raw.get(size)
+    if isinstance(before, Mapping) and isinstance(fields, Mapping):
+        fields = {**before, **fields}
+    raw[size] = fields
 
 
-def _number(value: Any, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ConfigError(f"{field} must be a number, got {value!r}")
+def _checked(raw: dict[int, Any]) -> dict[int, dict[str, float]]:
+    """The fields each size's changes set, as numbers; every bad field is one error line."""
     try:
-        number = float(value)
-    except ValueError:
-        raise ConfigError(f"{field} must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise ConfigError(f"{field} must be a finite number, got {value!r}")
-    return number
+        checked = _ChangeSet.model_validate({"sizes": raw})
+    except ValidationError as err:
+        raise config_error(err, "changes", _ChangeSet) from None
+    return {s: d.model_dump(include=set(d.model_fields_set)) for s, d in checked.sizes.items()}
 
 
 def _locked_note(config: EnvConfig, key: str, value: Any) -> ProjectionNote:

@@ -12,7 +12,21 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 if TYPE_CHECKING:
+    from harness.machine import Precision
     from tests.designers.openai_server import ScriptedServer
+
+PRECISION_VARIABLE = "ENVDESIGN_TEST_PRECISION"
+"""Forces the CPU learner's precision in the learning tests (fp32 when unset); CI runs them
+under both, so their margins must hold with and without bf16."""
+
+
+@pytest.fixture(scope="session")
+def learner_precision() -> Precision:
+    """The precision the learning and distribution tests train in (`PRECISION_VARIABLE`)."""
+    value = os.environ.get(PRECISION_VARIABLE, "fp32")
+    if value == "fp32" or value == "bf16":
+        return value
+    raise pytest.UsageError(f"{PRECISION_VARIABLE}={value!r} is not a precision: use fp32 or bf16")
 
 
 @pytest.fixture(scope="session")

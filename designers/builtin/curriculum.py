@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from designers.base import RuleDesigner, as_changes
 from designers.context import DesignContext
-from mapf_env import ConfigError, EnvConfig, merge, project
+from mapf_env import ConfigError, EnvConfig, error_message, merge, project
+from mapf_env.config import config_error, load_mapping
+from mapf_env.field_errors import unknown_name
 
 DEFAULT_SCHEDULE = "easy_to_hard"
 
@@ -34,26 +35,67 @@ class Schedule(BaseModel):
 
 
 def load_schedule(source: str | Path = DEFAULT_SCHEDULE) -> Schedule:
-    """A schedule by built-in name or from a YAML file path; errors name the file and field."""
+    """A schedule by built-in name or from a YAML file path; errors name the file and field.
+
+    Every stage's change set is checked here, merged as the designer will merge it, so a typo in
+    the last stage stops the run before round 1 rather than in its last round.
+    """
     path = Path(source)
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.is_file():
             raise ConfigError(f"no curriculum file at {path}")
         text, origin = path.read_text(encoding="utf-8"), str(path)
     else:
-        entry = resources.files("designers.curricula") / f"{source}.yaml"
-        if not entry.is_file():
-            raise ConfigError(f"no built-in curriculum {source!r}; pass a YAML file path instead")
-        text, origin = entry.read_text(encoding="utf-8"), f"built-in {source}"
+        text, origin = _builtin(str(source)), f"built-in {source}"
+    what = f"curriculum {origin}"
     try:
-        return Schedule.model_validate(yaml.safe_load(text))
-    except (yaml.YAMLError, ValidationError) as err:
-        raise ConfigError(f"curriculum {origin}: {err}") from None
+        schedule = Schedule.model_validate(load_mapping(text, what))
+    except ValidationError as err:
+        raise config_error(err, what, Schedule) from None
+    lines = _stage_errors(schedule)
+    if lines:
+        raise ConfigError(error_message([(what, lines)]), lines)
+    return schedule
+
+
+def _builtin(name: str) -> str:
+    """The text of a shipped curriculum; an unknown name lists them and the closest one."""
+    folder = resources.files("designers.curricula")
+    entry = folder / f"{name}.yaml"
+    if entry.is_file():
+        return entry.read_text(encoding="utf-8")
+    names = sorted(
+        e.name.removesuffix(".yaml") for e in folder.iterdir() if e.name.endswith(".yaml")
+    )
+    raise ConfigError(unknown_name("built-in curriculum", name, names))
+
+
+def _stage_errors(schedule: Schedule) -> list[str]:
+    """One line per bad field of any stage, each stage laid over the one before it."""
+    lines: list[str] = []
+    config = EnvConfig.uniform()
+    for i, changes in enumerate(schedule.stages):
+        try:
+            config = project(merge(config, changes)).config
+        except ConfigError as err:
+            lines += [f"stages.{i}.{line}" for line in err.lines] or [f"stages.{i}: {err}"]
+    return lines
+
+
+class HandOptions(BaseModel):
+    """Options of `hand`: which schedule it follows."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schedule: str = Field(
+        DEFAULT_SCHEDULE, description="A built-in curriculum name or the path of a YAML schedule."
+    )
 
 
 class HandCurriculumDesigner(RuleDesigner):
     name = "hand"
     description = "Hand-written easy-to-hard curriculum over rounds (a YAML schedule)."
+    options_model: ClassVar[type[BaseModel]] = HandOptions
 
     def __init__(self, schedule: str | Path = DEFAULT_SCHEDULE) -> None:
         self.schedule = load_schedule(schedule)

@@ -41,7 +41,7 @@ configuration.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -103,6 +103,8 @@ class EvidenceDesigner(RuleDesigner):
         "Rules: budget to the frontier within bounds, fewer holes / more waits where failures "
         "point, waits back to the middle where optimality lags."
     )
+
+    options_model: ClassVar[type[BaseModel]] = EvidenceRules
 
     def __init__(self, **rules: Any) -> None:
         self.rules = EvidenceRules(**rules)

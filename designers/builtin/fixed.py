@@ -8,11 +8,23 @@ budget over sizes, mid-range holes and waits -- and keeps it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from designers.base import RuleDesigner, as_changes
 from designers.context import DesignContext
 from mapf_env import EnvConfig
+from mapf_env.config import MAX_HOLE_RATIO
+
+
+class UniformOptions(BaseModel):
+    """Options of `uniform`: the hole and wait shares every size keeps."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    hole_ratio: float = Field(0.25, ge=0, le=MAX_HOLE_RATIO, description="Holes per size.")
+    wait_ratio: float = Field(0.5, ge=0, le=1, description="Share needing conflict resolution.")
 
 
 class RandomDesigner(RuleDesigner):
@@ -26,6 +38,7 @@ class RandomDesigner(RuleDesigner):
 class UniformDesigner(RuleDesigner):
     name = "uniform"
     description = "Equal budget over sizes, holes 0.25, waits 0.5, kept every round."
+    options_model: ClassVar[type[BaseModel]] = UniformOptions
 
     def __init__(self, hole_ratio: float = 0.25, wait_ratio: float = 0.5) -> None:
         self.hole_ratio = hole_ratio

@@ -8,16 +8,29 @@ to fail. Comparing against it shows what reading the evidence is worth.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from designers.base import RuleDesigner
 from designers.context import DesignContext
 from mapf_env.config import MAX_HOLE_RATIO, size_name
 
 
+class HarderOptions(BaseModel):
+    """Options of `harder`: how fast it grows the maps, holes and conflicts each round."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    size_growth: float = Field(0.25, ge=0, description="Budget growth per size step up.")
+    hole_step: float = Field(0.05, ge=0, le=MAX_HOLE_RATIO, description="Holes added per round.")
+    wait_step: float = Field(0.1, ge=0, le=1, description="Wait share added per round.")
+
+
 class HarderDesigner(RuleDesigner):
     name = "harder"
     description = "Control: every round larger, holier and more conflicted, ignoring evidence."
+    options_model: ClassVar[type[BaseModel]] = HarderOptions
 
     def __init__(self, size_growth: float = 0.25, hole_step: float = 0.05, wait_step: float = 0.1):
         self.size_growth = size_growth

@@ -3,7 +3,8 @@
 LiteLLM reaches every provider and any OpenAI-compatible server (vLLM for `self` and `base`)
 the same way. Its own retries are switched off (``num_retries=0``) so that one loop here
 decides: rate limits (429, honouring Retry-After), 5xx, timeouts and connection errors are
-retried with exponential backoff and jitter until a total deadline; anything else fails at once.
+retried with exponential backoff and jitter until a total deadline; anything else (missing or
+rejected credentials, an unknown model, an invalid request: see `failures`) fails at once.
 The call never raises: the result carries an error string instead. Keys come only from the
 environment and every error string is scrubbed of anything that looks like a secret.
 """
@@ -19,6 +20,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from designers.llm.failures import classify
 from mapf_env import strip_think
 
 API_EXTRA = 'pip install "envdesign-bench[api]"'
@@ -32,14 +36,6 @@ _SECRET_PATTERNS = (  # each keeps group 1 (a label) and masks what follows it
     ),
 )
 _THINK_BLOCK = re.compile(r"<think>(.*?)(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
-_RETRYABLE = (
-    "RateLimitError",
-    "Timeout",
-    "APIConnectionError",
-    "InternalServerError",
-    "ServiceUnavailableError",
-    "BadGatewayError",
-)
 
 
 @dataclass(frozen=True)
@@ -51,17 +47,18 @@ class Target:
     api_key_env: str | None = None
 
 
-@dataclass(frozen=True)
-class CallSettings:
+class CallSettings(BaseModel):
     """Timeouts and retry policy of one request (tests shrink them to milliseconds)."""
 
-    timeout_s: float = 120.0
-    deadline_s: float = 600.0
-    max_retries: int = 5
-    backoff_base_s: float = 2.0
-    backoff_max_s: float = 60.0
-    temperature: float | None = None
-    max_tokens: int | None = None
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    timeout_s: float = Field(120.0, gt=0, description="Seconds one request may take.")
+    deadline_s: float = Field(600.0, gt=0, description="Seconds all attempts together may take.")
+    max_retries: int = Field(5, ge=0, description="Retries of a transient failure (429, 5xx).")
+    backoff_base_s: float = Field(2.0, ge=0, description="First backoff; doubles per retry.")
+    backoff_max_s: float = Field(60.0, ge=0, description="Longest single backoff.")
+    temperature: float | None = Field(None, ge=0, description="Sampling temperature.")
+    max_tokens: int | None = Field(None, ge=1, description="Cap on the answer's tokens.")
 
 
 @dataclass
@@ -76,6 +73,8 @@ class CallResult:
     seconds: float = 0.0
     attempts: int = 0
     error: str | None = None
+    failure: str | None = None
+    """A few words on why the call failed ('missing credentials', 'rate limit'), with `error`."""
     retries: list[str] = field(default_factory=list)
 
 
@@ -143,13 +142,6 @@ def _seconds(value: str) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _retryable(err: BaseException) -> bool:
-    if type(err).__name__ in _RETRYABLE:
-        return True
-    status = getattr(err, "status_code", None)
-    return isinstance(status, int) and (status == 429 or status >= 500)
-
-
 def backoff(attempt: int, settings: CallSettings, err: BaseException, rng: random.Random) -> float:
     """Exponential backoff with full jitter; a server's Retry-After wins when it is longer."""
     ceiling = min(settings.backoff_max_s, settings.backoff_base_s * 2**attempt)
@@ -212,13 +204,14 @@ def complete(
     try:
         litellm = _litellm()
     except RuntimeError as err:
-        result.error = str(err)
+        result.error, result.failure = str(err), "litellm not installed"
         return result
     while result.error is None:
         remaining = settings.deadline_s - (time.monotonic() - started)
         if remaining <= 0:
             last = result.retries[-1] if result.retries else "no answer"
             result.error = f"deadline of {settings.deadline_s:g}s passed; {last}"
+            result.failure = f"deadline passed ({result.failure or 'no answer'})"
             break
         result.attempts += 1
         kwargs = _request_kwargs(target, settings, min(settings.timeout_s, remaining))
@@ -245,7 +238,9 @@ def _after_failure(
     """Record a failed attempt; the wait before the next one, or None (and an error) to stop."""
     reason = scrub(f"{type(err).__name__}: {_short(str(err))}", secrets)
     result.retries.append(reason)
-    if not _retryable(err) or result.attempts > settings.max_retries:
+    kind = classify(err)
+    result.failure = kind.reason
+    if kind.permanent or result.attempts > settings.max_retries:
         result.error = reason
         return None
     wait = backoff(result.attempts - 1, settings, err, rng)
@@ -253,6 +248,41 @@ def _after_failure(
         result.error = f"deadline of {settings.deadline_s:g}s would pass; {reason}"
         return None
     return wait
+
+
+def credential_problem(target: Target, who: str, key_option: str) -> str | None:
+    """Why `target` cannot be asked as configured, before any request; None when it can.
+
+    `who` names the caller in the message ("gpt"), `key_option` where another key variable
+    is named (``--api-key-env``, ``designer_options.gpt.api_key_env``). A named variable must
+    be set; a model on a server of its own (`api_base`) needs no key; otherwise LiteLLM must
+    know the provider and find its key variable in the environment.
+    """
+    if target.api_key_env is not None and not os.environ.get(target.api_key_env):
+        return (
+            f"{key_option} {target.api_key_env}: that environment variable is not set; export "
+            "the key in it (keys are read from the environment only)"
+        )
+    if target.api_base is not None:
+        return None
+    litellm = _litellm()
+    try:
+        litellm.get_llm_provider(target.model)
+    except Exception:
+        return (
+            f"LiteLLM does not know the provider of {target.model!r}: write it as "
+            "provider/model, e.g. llm:openai/gpt-4o"
+        )
+    if target.api_key_env is not None:
+        return None
+    found = litellm.validate_environment(target.model)
+    if found.get("keys_in_environment", True):
+        return None
+    keys = " or ".join(found.get("missing_keys") or ["its API key"])
+    return (
+        f"{who} ({target.model}) needs {keys} in the environment (or name another variable "
+        f"with {key_option})"
+    )
 
 
 def require_litellm() -> None:

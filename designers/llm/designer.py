@@ -12,13 +12,23 @@ With S in the variant a separate summary request writes 3-5 sentences for the ne
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from pydantic import ValidationError
 
 from designers.base import BaseDesigner, DesignerNotReady
 from designers.context import DesignContext, Endpoint
-from designers.llm.client import CallResult, CallSettings, Target, complete, require_litellm
+from designers.llm.client import (
+    CallResult,
+    CallSettings,
+    Target,
+    complete,
+    credential_problem,
+    require_litellm,
+)
 from designers.llm.extract import Extraction, try_extract, yaml_block
+from designers.llm.options import LLMDesignerOptions
 from designers.llm.variants import (
     Variant,
     analysis_messages,
@@ -26,7 +36,9 @@ from designers.llm.variants import (
     retry_message,
     summary_messages,
 )
+from designers.options import DesignerOptionsError
 from designers.proposal import ModelCall, Proposal
+from mapf_env import field_error_lines
 
 EndpointField = Literal["policy_endpoint", "base_endpoint"]
 MAX_ECHO_CHARS = 4_000
@@ -42,25 +54,17 @@ class LLMOptions:
     settings: CallSettings = field(default_factory=CallSettings)
 
     @classmethod
-    def build(
-        cls,
-        variant: str | Variant = "V6",
-        *,
-        max_attempts: int = 3,
-        training_details: bool = False,
-        **call: Any,
-    ) -> LLMOptions:
-        """Options from loose keywords (`timeout_s`, `deadline_s`, `temperature`, ...)."""
-        if max_attempts < 1:
-            raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
-        known = set(CallSettings.__dataclass_fields__)
-        unknown = sorted(set(call) - known)
-        if unknown:
-            raise TypeError(f"unknown LLM designer options {unknown}; known: {sorted(known)}")
+    def build(cls, **options: Any) -> LLMOptions:
+        """Options from keywords (`variant`, `max_attempts`, `timeout_s`, ...), checked by
+        `LLMDesignerOptions` (`DesignerOptionsError` names each bad one)."""
+        try:
+            parsed = LLMDesignerOptions.model_validate(options)
+        except ValidationError as err:
+            raise DesignerOptionsError(field_error_lines(err, LLMDesignerOptions)) from None
         return cls(
-            variant=get_variant(variant, training_details=training_details),
-            max_attempts=max_attempts,
-            settings=replace(CallSettings(), **call),
+            variant=get_variant(parsed.variant, training_details=parsed.training_details),
+            max_attempts=parsed.max_attempts,
+            settings=parsed.call_settings(),
         )
 
 
@@ -105,14 +109,21 @@ class LLMDesigner(BaseDesigner):
         return ("policy",) if self._endpoint_field == "policy_endpoint" else ("base",)
 
     def check_ready(self) -> None:
-        """Fail before training when the model cannot be reached as configured (a served
-        model is checked by the harness, which knows whether its backend serves one)."""
-        if not self.backend_endpoints:
-            self.target(None)
+        """Fail before training when the model cannot be reached as configured: litellm
+        missing, or a hosted model's key not in the environment (a served model is checked
+        by the harness, which knows whether its backend serves one)."""
         try:
             require_litellm()
         except ImportError as err:
             raise DesignerNotReady(str(err)) from None
+        if self.backend_endpoints:
+            return
+        target = self.target(None)
+        if self._target is not None:
+            problem = credential_problem(target, self.name, f"designer_options.{self.name}."
+                                         "api_key_env")  # fmt: skip
+            if problem is not None:
+                raise DesignerNotReady(problem)
 
     def target(self, ctx: DesignContext | None) -> Target:
         """The model to ask; for `self`/`base`, the endpoint option or the context's."""
@@ -137,16 +148,24 @@ class LLMDesigner(BaseDesigner):
         failures: list[str] = []
         found = self._analyse(ctx, target, calls, failures)
         summary = None
-        if self.options.variant.summarises:
-            summary = self._summarise(ctx, target, found, calls, failures)
+        unreachable = isinstance(found, CallResult)  # the model never answered: ask no more
+        if self.options.variant.summarises and not unreachable:
+            extraction = found if isinstance(found, Extraction) else None
+            summary = self._summarise(ctx, target, extraction, calls, failures)
         extra: dict[str, Any] = {
             "summary": summary,
             "transcript": tuple(calls),
             "failures": tuple(failures),
         }
-        if found is None:
-            return self.package(ctx, {}, "", started, kept_previous=True, **extra)
-        return self.package(ctx, found.changes, rationale(found.visible), started, **extra)
+        if isinstance(found, Extraction):
+            return self.package(ctx, found.changes, rationale(found.visible), started, **extra)
+        reason = (
+            found.failure or "model call failed"
+            if isinstance(found, CallResult)
+            else f"no usable change set in {self.options.max_attempts} attempts"
+        )
+        return self.package(ctx, {}, "", started, kept_previous=True, failure_reason=reason,
+                            **extra)  # fmt: skip
 
     def _call(
         self, purpose: str, target: Target, messages: list[dict[str, str]], calls: list[ModelCall]
@@ -170,8 +189,12 @@ class LLMDesigner(BaseDesigner):
 
     def _analyse(
         self, ctx: DesignContext, target: Target, calls: list[ModelCall], failures: list[str]
-    ) -> Extraction | None:
-        """Ask, extract, and on an unusable answer ask again with the error shown."""
+    ) -> Extraction | CallResult | None:
+        """Ask, extract, and on an unusable answer ask again with the error shown.
+
+        Returns the extraction; the failed call when the model could not be reached (the
+        transport already retried what could succeed); None when no answer was usable.
+        """
         messages = analysis_messages(ctx, self.options.variant)
         for attempt in range(1, self.options.max_attempts + 1):
             purpose = "analysis" if attempt == 1 else f"analysis retry {attempt - 1}"
@@ -180,7 +203,7 @@ class LLMDesigner(BaseDesigner):
             failures += [f"{purpose}: retried after {r}" for r in transient]
             if result.error is not None:
                 failures.append(f"{purpose}: model call failed: {result.error}")
-                return None  # the transport already retried until its deadline
+                return result
             found = try_extract(result.text, ctx.config)
             if isinstance(found, Extraction):
                 return found

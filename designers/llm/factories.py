@@ -20,6 +20,7 @@ import yaml
 from designers.context import Endpoint
 from designers.llm.client import Target
 from designers.llm.designer import LLMDesigner, LLMOptions
+from designers.llm.options import HostedOptions, ServedOptions
 
 MODELS_ENV = "ENVDESIGN_LLM_MODELS"
 
@@ -149,5 +150,7 @@ for _factory in (gpt, gemini, grok, kimi, claude):
 llm.description = "any LiteLLM model as the designer: llm:<model string>"  # type: ignore[attr-defined]
 for _target in (gpt, gemini, grok, kimi, claude, llm, self_checkpoint, base_model):
     setattr(_target, "takes_context_variant", True)  # noqa: B010  (mypy: attribute on a union)
+    served = _target in (self_checkpoint, base_model)
+    setattr(_target, "options_model", ServedOptions if served else HostedOptions)  # noqa: B010
 self_checkpoint.description = "the current RL checkpoint designs its next environment"  # type: ignore[attr-defined]
 base_model.description = "the untrained base model designs the environment"  # type: ignore[attr-defined]

@@ -21,6 +21,7 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from designers import Endpoint
+from harness.machine import MachineRecord
 from mapf_env import Instance
 
 Served = Literal["policy", "base"]
@@ -99,6 +100,21 @@ class ServingBackend(Backend, Protocol):
     def release(self) -> None:
         """Stop every server `endpoint` started (idempotent)."""
         ...
+
+
+@runtime_checkable
+class DescribesMachine(Protocol):
+    """A backend that can say how it computes; its record goes into every `ResultRecord`."""
+
+    def machine(self) -> MachineRecord:
+        """Precision, CPU, kernels, versions and threads of this backend's computation."""
+        ...
+
+
+def machine_of(backend: Backend) -> MachineRecord | None:
+    """`backend`'s machine record, or None for a backend that does not describe one (verl:
+    its GPU numerics are not described yet)."""
+    return backend.machine() if isinstance(backend, DescribesMachine) else None
 
 
 @contextmanager

@@ -7,7 +7,37 @@ from pathlib import Path
 from harness.backends.base import Backend, BackendUnavailable
 from harness.experiment import ExperimentConfig
 
-__all__ = ["BackendUnavailable", "make_backend"]
+__all__ = ["BackendUnavailable", "backend_serves_models", "check_backend", "make_backend"]
+
+
+def backend_class(name: str) -> type:
+    """The class of backend `name`, imported only now (verl's module is heavy)."""
+    if name == "cpu":
+        from harness.backends.cpu import CpuBackend
+
+        return CpuBackend
+    if name == "verl":
+        from harness.backends.verl.backend import VerlBackend
+
+        return VerlBackend
+    raise BackendUnavailable(
+        f"backend {name!r} is not available in this installation; use backend: cpu or verl"
+    )
+
+
+def backend_serves_models(name: str) -> bool:
+    """Whether backend `name` serves its checkpoints to designers (`self`, `base`): a class
+    says so with ``serves_models = True``."""
+    return bool(getattr(backend_class(name), "serves_models", False))
+
+
+def check_backend(experiment: ExperimentConfig, ray_address: str | None = None) -> None:
+    """`BackendUnavailable` (naming the extra) when the experiment's backend cannot run here."""
+    backend_class(experiment.backend)
+    if experiment.backend == "verl":
+        from harness.backends.verl.runtime import VerlRuntime
+
+        VerlRuntime(ray_address=ray_address).check_installed()
 
 
 def make_backend(
@@ -30,6 +60,7 @@ def make_backend(
             group_size=experiment.grpo.group_size,
             lr=experiment.grpo.learning_rate,
             kl_coef=experiment.grpo.kl_coef,
+            precision=experiment.precision,
             threads=threads,
         )
         return CpuBackend(settings)

@@ -7,12 +7,21 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 
 def fail(message: str) -> typer.Exit:
     """Print a one-line error (no traceback) and return the exit to raise."""
     Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}")
     return typer.Exit(2)
+
+
+def fail_lines(lines: list[str], code: int = 2) -> typer.Exit:
+    """Print one error line per problem (all of them at once) and return the exit to raise."""
+    console = Console(stderr=True, soft_wrap=True)
+    for line in lines:
+        console.print(f"[bold red]error:[/] {escape(line)}")
+    return typer.Exit(code)
 
 
 SetOption = Annotated[list[str] | None, typer.Option("--set", help="key=value override.")]
@@ -51,4 +60,12 @@ GpusPerRunOption = Annotated[
 LoggerOption = Annotated[
     list[str] | None,
     typer.Option("--logger", help="Also log curves to tensorboard or wandb (repeatable)."),
+]
+AllowDesignFailuresOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-design-failures",
+        help="Keep designers whose every design step failed (e.g. no model answered) on the "
+        "board, flagged; without it such a designer is left unranked and the command exits 1.",
+    ),
 ]

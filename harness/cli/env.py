@@ -15,8 +15,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeE
 from harness.cli.common import fail
 from harness.cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance
-from mapf_env.config import ConfigError, EnvConfig
+from mapf_env.config import ConfigError, EnvConfig, load_mapping
 from mapf_env.export import atomic_write_bytes, read_jsonl, read_parquet, write_jsonl, write_parquet
+from mapf_env.field_errors import error_message
 from mapf_env.generator import default_workers, generate
 from mapf_env.projection import project
 from mapf_env.provenance import provenance
@@ -73,7 +74,13 @@ def generate_cmd(
         int | None, typer.Option(help="Override the config's sample budget.")
     ] = None,
     lenient: Annotated[
-        bool, typer.Option(help="Project an out-of-range config instead of refusing it.")
+        bool,
+        typer.Option(
+            help="Project values the constraints refuse -- ratios not summing to 1, missing "
+            "sizes, hole_ratio above 0.5, shares outside [0, 1] -- onto them and print each "
+            "change. Misspelt or unknown keys, values that are not numbers and bad YAML are "
+            "still refused."
+        ),
     ] = False,
 ) -> None:
     """Generate a round's dataset from a config and print what was achieved per size."""
@@ -96,20 +103,35 @@ def generate_cmd(
 
 
 def _load_config(path: Path, lenient: bool) -> EnvConfig:
+    """The config at `path`, one line per bad field; `lenient` projects it, showing each change."""
     if not path.is_file():
         raise fail(f"no config file at {path}")
     try:
-        if not lenient:
-            return EnvConfig.load(path)
-        import yaml
-
-        projection = project(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+        data = load_mapping(path.read_text(encoding="utf-8"), str(path))
     except ConfigError as err:
-        hint = "" if lenient else "\n(--lenient projects a config onto the constraints instead)"
-        raise fail(f"{path}: {err}{hint}") from None
+        raise fail(str(err)) from None
+    if not lenient:
+        try:
+            return EnvConfig.from_mapping(data, str(path))
+        except ConfigError as err:
+            raise fail(f"{err}{_lenient_hint(data)}") from None
+    try:
+        projection = project(data)
+    except ConfigError as err:
+        message = error_message([(str(path), err.lines)]) if err.lines else f"{path}: {err}"
+        raise fail(message) from None
     for note in projection.notes:
         console.print(f"[yellow]projected:[/] {note}")
     return projection.config
+
+
+def _lenient_hint(data: dict[str, object]) -> str:
+    """Offer `--lenient` only where it would work: it projects values, it does not fix keys."""
+    try:
+        project(data)
+    except ConfigError:
+        return ""
+    return "\n(--lenient would project these values onto the constraints, showing each change)"
 
 
 def _pick(source: str, index: int | None, instance_id: str | None) -> Instance:
@@ -168,21 +190,48 @@ def verify_cmd(
     instance_id: Annotated[str | None, typer.Option("--id", help="Pick by instance id.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> None:
-    """Check a response against an instance: the eight checks, optimality and the reward."""
+    """Check a response against an instance: the eight checks, optimality and the reward.
+
+    The instance's known optimum is printed whether or not the answer is valid.
+
+    Exit status: 0 valid (optimal or not), 1 invalid, 2 usage error (no such instance or file).
+    """
     inst = _pick(source, index, instance_id)
-    text = sys.stdin.read() if str(response) == "-" else response.read_text(encoding="utf-8")
+    text = _read_response(response)
     verdict = verify(inst, text)
     breakdown = reward(inst, text)
+    optimum = _optimum(inst)
+    scores = breakdown.as_dict()
     if as_json:
-        print(json.dumps({"verdict": _plain(verdict), "reward": breakdown.as_dict()}))
-        return
-    status = "[green]valid[/]" if verdict.valid else f"[red]invalid: {verdict.failure}[/]"
-    console.print(
-        f"{status}  optimal: {verdict.optimal}  cost: {verdict.cost} "
-        f"(optimum {verdict.optimal_cost})"
-    )
-    console.print(verdict.detail)
-    console.print("reward: " + ", ".join(f"{k}={v:.3f}" for k, v in breakdown.as_dict().items()))
+        print(json.dumps({"verdict": _plain(verdict), "optimum": optimum, "reward": scores}))
+    else:
+        status = "[green]valid[/]" if verdict.valid else f"[red]invalid: {verdict.failure}[/]"
+        known = "no optimum known"
+        if optimum is not None:
+            known = f"optimum {optimum['objective']} {optimum['cost']}"
+        console.print(f"{status}  optimal: {verdict.optimal}  cost: {verdict.cost} ({known})")
+        console.print(verdict.detail)
+        console.print("reward: " + ", ".join(f"{k}={v:.3f}" for k, v in scores.items()))
+    if not verdict.valid:
+        raise typer.Exit(1)
+
+
+def _read_response(response: Path) -> str:
+    """The answer from `response` (or stdin for -); a missing file is a usage error."""
+    if str(response) == "-":
+        return sys.stdin.read()
+    if not response.is_file():
+        raise fail(f"no response file at {response}; pass a file or - for stdin")
+    return response.read_text(encoding="utf-8")
+
+
+def _optimum(inst: Instance) -> dict[str, object] | None:
+    """The instance's answer key in brief: what `verify` prints even for an invalid answer."""
+    op = inst.optimum
+    if op is None:
+        return None
+    return {"objective": op.objective.value, "cost": op.cost, "soc": op.soc,
+            "makespan": op.makespan}  # fmt: skip
 
 
 def _plain(verdict: object) -> dict[str, object]:

@@ -13,6 +13,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness.cli.common import JsonOption, OutOption, QuietOption, fail
+from harness.cli.outcome import rerun_command
+from harness.interrupts import as_interrupted, interrupts_raise
 from harness.policy_eval import (
     EvalOutcome,
     EvalView,
@@ -106,17 +108,21 @@ def eval_cmd(
     suites = [s.strip() for s in bench.split(",") if s.strip()]
     view = EvalView(console, quiet=quiet, as_json=as_json)
     try:
-        with view:
+        with interrupts_raise(), view:
             outcome = evaluate_policy(spec, suites, sampling=sampling, requests=limits, out=out,
                                       limit=limit, seed=seed, on_event=view)  # fmt: skip
     except PolicyEvalError as err:
         raise fail(escape(str(err))) from None
-    except KeyboardInterrupt:
-        where = policy_dir(out, spec)
-        raise fail(
-            f"interrupted; the answers so far (and those still in flight) are saved under "
-            f"{where}/: rerun the same command to ask only for the missing ones"
-        ) from None
+    except KeyboardInterrupt as err:
+        stop = as_interrupted(err)
+        console.print(
+            f"interrupted by {stop.signal_name}: the answers so far (and those still in "
+            f"flight) are saved under {escape(str(policy_dir(out, spec)))}/; rerun the same "
+            "command to ask only for the missing ones:",
+            soft_wrap=True,
+        )
+        console.print(escape(rerun_command()), soft_wrap=True)
+        raise typer.Exit(stop.exit_code) from None
     _report(outcome, as_json)
 
 

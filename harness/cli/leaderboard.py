@@ -17,9 +17,11 @@ from leaderboards import (
     Cut,
     Format,
     LeaderboardError,
+    RunSet,
     board_json_schema,
     build_board,
     load_runs,
+    machine_notes,
     render,
     terminal_renderable,
 )
@@ -28,6 +30,7 @@ from leaderboards.verdicts import CUTS
 
 app = typer.Typer(help="Leaderboards built from run directories.", no_args_is_help=True)
 console = Console()
+warnings = Console(stderr=True, soft_wrap=True)
 
 
 RunsArgument = Annotated[
@@ -44,6 +47,44 @@ BestOfOption = Annotated[
     bool, typer.Option("--best-of", help="Best-of-n answers instead of greedy.")
 ]
 ResamplesOption = Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")]
+StrictOption = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Refuse the board when any run is unfinished, failed, unreadable or of another "
+        "version, instead of listing it as skipped.",
+    ),
+]
+
+
+PoolMachinesOption = Annotated[
+    bool,
+    typer.Option(
+        "--pool-machines",
+        help="Pool runs that computed differently (precision, torch, CPU kernels, threads) "
+        "instead of refusing them; the board then says which were pooled.",
+    ),
+]
+
+
+def note_machines(runs: RunSet, pool_machines: bool) -> RunSet:
+    """Print, on stderr before the board, what its runs' machine records say (see compat)."""
+    for note in machine_notes(runs, pool_machines=pool_machines):
+        warnings.print(f"[yellow]note:[/] {escape(note)}")
+    return runs
+
+
+def read_runs(paths: list[Path], strict: bool) -> RunSet:
+    """The runs a board is built from; each skipped run is one line on stderr, before the board."""
+    loaded = load_runs(paths, strict=strict)
+    for skipped in loaded.skipped:
+        warnings.print(f"[yellow]skipped ({skipped.kind}):[/] {escape(skipped.line)}")
+    if not loaded:
+        raise LeaderboardError(
+            f"none of the {len(loaded.skipped)} runs found can go on a board (each is listed "
+            "above): finish or repair them, or pass other paths"
+        )
+    return loaded
 
 
 @app.command("show")
@@ -64,6 +105,8 @@ def show_cmd(
     reference: ReferenceOption = False,
     best_of: BestOfOption = False,
     resamples: ResamplesOption = RESAMPLES,
+    strict: StrictOption = False,
+    pool_machines: PoolMachinesOption = False,
 ) -> None:
     """Sum per designer and agent count, mean over seeds with 95% intervals and deltas."""
     if fmt not in FORMATS:
@@ -74,13 +117,14 @@ def show_cmd(
             raise fail(f"unknown --suite-detail {cut!r}; choose from {', '.join(CUTS)}")
     try:
         board = build_board(
-            load_runs(runs),
+            note_machines(read_runs(runs, strict), pool_machines),
             baseline=baseline or "random",
             strict_baseline=baseline is not None,
             answers="best_of" if best_of else "greedy",
             resamples=resamples,
             reference=reference,
             details=CUTS if fmt in ("json", "csv") else cast(list[Cut], details),
+            pool_machines=pool_machines,
         )
     except LeaderboardError as err:
         raise fail(escape(str(err))) from None  # paths and values are not markup
@@ -107,12 +151,14 @@ def publish_cmd(
     reference: ReferenceOption = False,
     best_of: BestOfOption = False,
     resamples: ResamplesOption = RESAMPLES,
+    strict: StrictOption = False,
     title: Annotated[str, typer.Option(help="The site's title.")] = "Designer leaderboard",
+    pool_machines: PoolMachinesOption = False,
 ) -> None:
     """A static site (tables, plots, a page per run with its transcripts) that opens offline."""
     try:
         result = publish_site(
-            load_runs(runs),
+            note_machines(read_runs(runs, strict), pool_machines),
             out,
             baseline=baseline or "random",
             strict_baseline=baseline is not None,
@@ -120,6 +166,7 @@ def publish_cmd(
             resamples=resamples,
             reference=reference,
             title=title,
+            pool_machines=pool_machines,
         )
     except (LeaderboardError, ImportError) as err:  # ImportError: matplotlib, naming the extra
         raise fail(escape(str(err))) from None

@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from harness.events import ROUND_PHASES, RunEvent
@@ -57,7 +58,7 @@ class ProgressView(LiveView):
         elif not self.quiet and event.kind == "round":
             self.console.print(
                 f"{event.designer} seed {event.seed} round {event.round + 1}/{event.rounds}: "
-                f"{_validation(event)}"
+                f"{_validation(event)}{_design(event)}"
             )
 
     def _bar(self, event: RunEvent) -> None:
@@ -66,11 +67,11 @@ class ProgressView(LiveView):
         if task is None:
             return
         if event.kind == "round":
-            self.validation[key] = _validation(event)
+            self.validation[key] = _validation(event) + _design(event)
             return
         where = f"round {event.round + 1}/{event.rounds}"
         if event.kind == "step":
-            status = f"{where} train · rollouts {_percent(event.valid_rate)} valid"
+            status = f"{where} train · rollouts {percent(event.valid_rate)} valid"
         elif event.phase in ("benchmark", "done"):
             status = "benchmarks" if event.phase == "benchmark" else "done"
         else:
@@ -80,9 +81,16 @@ class ProgressView(LiveView):
         self.progress.update(task, completed=_units(event), status=status)
 
 
-def _percent(rate: float | None) -> str:
+def percent(rate: float | None) -> str:
     return "-" if rate is None else f"{100 * rate:.1f}%"
 
 
+def _design(event: RunEvent) -> str:
+    """The round's design step, when it failed: the previous configuration was kept."""
+    if event.design_failure is None:
+        return ""
+    return f" · [bold red]design failed: {escape(event.design_failure)}[/] (configuration kept)"
+
+
 def _validation(event: RunEvent) -> str:
-    return f"validation valid {_percent(event.valid_rate)}, optimal {_percent(event.optimal_rate)}"
+    return f"validation valid {percent(event.valid_rate)}, optimal {percent(event.optimal_rate)}"

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, get_args
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from designers import DesignerNotReady, UnknownDesigner, designer_names
+from designers import DesignerNotReady, UnknownDesigner
 from harness.backends.factory import BackendUnavailable
 from harness.cli.common import (
+    AllowDesignFailuresOption,
     CpusPerRunOption,
     DryRunOption,
     ExecutorOption,
@@ -25,27 +27,31 @@ from harness.cli.common import (
     SetOption,
     WorkersOption,
     fail,
+    fail_lines,
 )
+from harness.cli.outcome import interrupted_lines, undesigned
 from harness.cli.progress import ProgressView
 from harness.compare import compare
 from harness.executors import ExecutorUnavailable, RunOptions, RunsFailed, make_executor, plan
 from harness.experiment import ExperimentConfig
+from harness.interrupts import as_interrupted, interrupts_raise
+from harness.preflight import PreflightFailed, preflight
+from harness.presets import resolve_preset
 from harness.run_dir import RunDirError
 from harness.summary import comparison_table
 from harness.tracking import LoggerUnavailable, check_loggers
 from mapf_env import ConfigError
 
 console = Console()
-CHECKOUT_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+BACKENDS: tuple[str, ...] = get_args(ExperimentConfig.model_fields["backend"].annotation)
 
 
 def preset_path(preset: str) -> Path:
-    """A preset name (configs/<name>.yaml, here or in the source checkout) or a file path."""
-    for candidate in (Path(preset), Path("configs") / f"{preset}.yaml",
-                      CHECKOUT_CONFIGS / f"{preset}.yaml"):  # fmt: skip
-        if candidate.is_file():
-            return candidate
-    raise fail(f"no preset {preset!r}: give a YAML path or a name in configs/ (e.g. quick)")
+    """A preset shipped in the installed package (`harness.presets`) by name, or a YAML path."""
+    try:
+        return resolve_preset(preset)
+    except ConfigError as err:
+        raise fail(str(err)) from None
 
 
 def _experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
@@ -53,10 +59,6 @@ def _experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
         experiment = ExperimentConfig.load(config, overrides)
     except ConfigError as err:
         raise fail(str(err)) from None
-    known = set(designer_names())
-    for name in experiment.designers:
-        if name.split(":")[0] not in known:
-            raise fail(f"unknown designer {name!r}; `harness designers list` shows them")
     return experiment
 
 
@@ -70,11 +72,12 @@ class Where:
     def __init__(self, out: Path, resume: bool, loggers: list[str] | None, quiet: bool,
                  as_json: bool, *, executor: str, workers: int | None, ray_address: str | None,
                  cpus_per_run: float | None, gpus_per_run: float | None,
-                 backend: str = "cpu") -> None:  # fmt: skip
+                 backend: str = "cpu", allow_design_failures: bool = False) -> None:  # fmt: skip
         self.out, self.quiet, self.as_json = out, quiet, as_json
         submit_to = ray_address if executor == "local" and backend == "verl" else None
         self.options = RunOptions(resume=resume, loggers=tuple(loggers or ()),
-                                  ray_address=submit_to)  # fmt: skip
+                                  ray_address=submit_to,
+                                  allow_design_failures=allow_design_failures)  # fmt: skip
         try:
             check_loggers(self.options.loggers)
             self.executor = make_executor(executor, workers=workers,
@@ -110,39 +113,56 @@ USER_ERRORS = (RunDirError, DesignerNotReady, UnknownDesigner, BackendUnavailabl
 
 
 def _run(experiment: ExperimentConfig, where: Where) -> None:
-    view = ProgressView(console, plan(experiment), experiment.rounds, quiet=where.quiet,
+    jobs = plan(experiment)
+    view = ProgressView(console, jobs, experiment.rounds, quiet=where.quiet,
                         as_json=where.as_json)  # fmt: skip
     try:
-        with view:
+        with interrupts_raise(), view:
             records = compare(experiment, where.out, executor=where.executor,
                               options=where.options, on_event=view)  # fmt: skip
+    except PreflightFailed as err:
+        raise fail_lines(err.problems) from None
     except USER_ERRORS as err:
         raise fail(str(err)) from None
+    except KeyboardInterrupt as err:
+        stop = as_interrupted(err)
+        for line in interrupted_lines(stop.signal_name, experiment, jobs, where.out):
+            console.print(escape(line), soft_wrap=True)
+        raise typer.Exit(stop.exit_code) from None
     except RunsFailed as err:
         if err.records and not where.as_json:
             console.print(comparison_table(list(err.records)))
         if all(isinstance(e, USER_ERRORS) for _, e in err.failures):
-            raise fail(str(err)) from None
+            raise fail_lines(str(err).splitlines()) from None
         raise
     if where.as_json:
         for r in records:
             print(json.dumps({"designer": r.designer, "seed": r.seed, "result": str(where.out)}))
-        return
-    console.print(comparison_table(records))
-    console.print(f"runs written under {where.out / experiment.name}/")
+    else:
+        console.print(comparison_table(records))
+        console.print(f"runs written under {where.out / experiment.name}/")
+    never = undesigned(records, where.options.allow_design_failures)
+    if never:
+        raise fail_lines(never, code=1)
 
 
 def _launch(experiment: ExperimentConfig, dry: bool, out: Path, resume: bool,
             loggers: list[str] | None, quiet: bool, as_json: bool, *, executor: str,
             workers: int | None, ray_address: str | None, cpus_per_run: float | None,
-            gpus_per_run: float | None) -> None:  # fmt: skip
-    """What `run` and `compare` do once they have the experiment: print the plan, or run it."""
+            gpus_per_run: float | None, allow_design_failures: bool) -> None:  # fmt: skip
+    """What `run` and `compare` do once they have the experiment: print the plan, or run it
+    (`compare` checks every run before it starts any)."""
     if dry:
+        try:
+            preflight(experiment, out, ray_address=ray_address, dry_run=True)
+        except PreflightFailed as err:
+            raise fail_lines(err.problems) from None
         dry_run(experiment, out, executor, ray_address)
         return
     where = Where(out, resume, loggers, quiet, as_json, executor=executor, workers=workers,
                   ray_address=ray_address, cpus_per_run=cpus_per_run,
-                  gpus_per_run=gpus_per_run, backend=experiment.backend)  # fmt: skip
+                  gpus_per_run=gpus_per_run, backend=experiment.backend,
+                  allow_design_failures=allow_design_failures)  # fmt: skip
     _run(experiment, where)
 
 
@@ -160,16 +180,20 @@ def run_cmd(
     quiet: QuietOption = False,
     as_json: JsonOption = False,
     dry_run_: DryRunOption = False,
+    allow_design_failures: AllowDesignFailuresOption = False,
 ) -> None:
     """Run an experiment file: every designer x seed it names."""
     _launch(_experiment(config, set_ or []), dry_run_, out, resume, logger, quiet, as_json,
             executor=executor, workers=workers, ray_address=ray_address,
-            cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run)  # fmt: skip
+            cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run,
+            allow_design_failures=allow_design_failures)  # fmt: skip
 
 
 def compare_cmd(
     designers: Annotated[str, typer.Option(help="Comma-separated designer names.")],
-    preset: Annotated[str, typer.Option(help="A configs/ preset or YAML path.")] = "quick",
+    preset: Annotated[
+        str, typer.Option(help="A shipped preset (quick, paper_cpu, ...) or a YAML path.")
+    ] = "quick",
     seeds: Annotated[int, typer.Option(help="Seeds 0..N-1.")] = 1,
     backend: Annotated[str | None, typer.Option(help="cpu or verl.")] = None,
     set_: SetOption = None,
@@ -184,6 +208,7 @@ def compare_cmd(
     quiet: QuietOption = False,
     as_json: JsonOption = False,
     dry_run_: DryRunOption = False,
+    allow_design_failures: AllowDesignFailuresOption = False,
 ) -> None:
     """Compare designers on a preset: `harness compare --designers random,hand,evidence`."""
     names = [d.strip() for d in designers.split(",") if d.strip()]
@@ -191,9 +216,12 @@ def compare_cmd(
         raise fail("--designers needs at least one name")
     if seeds < 1:
         raise fail("--seeds must be at least 1")
+    if backend is not None and backend not in BACKENDS:
+        raise fail(f"--backend {backend}: not one of {', '.join(BACKENDS)}")
     overrides = [f"designers=[{', '.join(json.dumps(n) for n in names)}]",
                  f"seeds=[{', '.join(str(s) for s in range(seeds))}]",
                  *([f"backend={backend}"] if backend else []), *(set_ or [])]  # fmt: skip
     _launch(_experiment(preset_path(preset), overrides), dry_run_, out, resume, logger, quiet,
             as_json, executor=executor, workers=workers, ray_address=ray_address,
-            cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run)  # fmt: skip
+            cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run,
+            allow_design_failures=allow_design_failures)  # fmt: skip

@@ -1,19 +1,38 @@
-"""`harness runs ...`: what is in the run directories."""
+"""`harness runs ...`: what is in the run directories.
+
+Files are read through `harness.run_files`, the reader resume and the boards use, so a damaged
+file is one line naming it (what is wrong, what to do) here too, never a traceback. Rounds are
+numbered and rates written as the progress lines of `harness run` write them.
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from harness.cli.common import fail
+from harness.cli.progress import percent
 from harness.records import ResultRecord, RoundResult
-from harness.run_dir import RESULT_FILE, ROUND_FILE, RUN_FILE
+from harness.run_files import (
+    RESULT_FILE,
+    ROUND_FILE,
+    RUN_FILE,
+    RunFileError,
+    check_round,
+    read_failure,
+    read_result,
+    read_stamp,
+    round_error,
+    run_status,
+)
 from harness.summary import size_mean
+from mapf_env import SIZES
+from mapf_env.config import size_name
 
 app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True)
 console = Console()
@@ -23,20 +42,19 @@ console = Console()
 def list_cmd(
     root: Annotated[Path, typer.Argument(help="Root of the run directories.")] = Path("runs"),
 ) -> None:
-    """Every run under ROOT with its progress."""
+    """Every run under ROOT: finished, failed (and why), or how many rounds it finished."""
     runs = sorted(p.parent for p in root.glob(f"**/{RUN_FILE}"))
     if not runs:
         raise fail(f"no runs under {root}/")
     table = Table(title=f"Runs under {root}/")
-    for name in ("run", "rounds done", "of", "finished", "package", "commit"):
+    for name in ("run", "status", "package", "commit"):
         table.add_column(name)
     for run in runs:
-        stamp = json.loads((run / RUN_FILE).read_text(encoding="utf-8"))
-        done = sum(1 for _ in run.glob(f"round-*/{ROUND_FILE}"))
-        total = stamp.get("experiment", {}).get("rounds", "?")
-        finished = "yes" if (run / RESULT_FILE).exists() else "no"
-        version, commit = str(stamp.get("package_version")), str(stamp.get("git_commit"))[:10]
-        table.add_row(str(run.relative_to(root)), str(done), str(total), finished, version, commit)
+        status = run_status(run)
+        stamp = status.stamp
+        version = stamp.package_version if stamp else "?"
+        commit = stamp.git_commit[:10] if stamp else "?"
+        table.add_row(escape(str(run.relative_to(root))), escape(status.label()), version, commit)
     console.print(table)
 
 
@@ -45,25 +63,90 @@ def show_cmd(run: Annotated[Path, typer.Argument(help="A run directory.")]) -> N
     """Rounds (configuration, validation, designer notes) and final results of one run."""
     if not (run / RUN_FILE).is_file():
         raise fail(f"{run} is not a run directory (no {RUN_FILE})")
-    rounds = [RoundResult.model_validate_json(p.read_text(encoding="utf-8"))
-              for p in sorted(run.glob(f"round-*/{ROUND_FILE}"))]  # fmt: skip
-    table = Table(title=f"{run}: rounds")
+    try:
+        total = read_stamp(run).rounds
+        record = read_result(run) if (run / RESULT_FILE).exists() else None
+        failure = read_failure(run)
+    except RunFileError as err:
+        raise fail(escape(str(err))) from None
+    rounds = list(record.rounds) if record is not None else _finished_rounds(run)
+    console.print(_rounds_table(run, rounds, total))
+    if rounds:
+        console.print(_config_table(rounds, total))
+    for line in _round_notes(run, record is not None):
+        console.print(f"[yellow]note:[/] {escape(line)}", soft_wrap=True)
+    if failure is not None and record is None:
+        console.print(f"[red]failed:[/] {escape(failure.reason())}", soft_wrap=True)
+    if record is not None:
+        console.print(_final_table(record))
+
+
+def _finished_rounds(run: Path) -> list[RoundResult]:
+    """An unfinished run's rounds, up to the first whose record is missing or does not read."""
+    rounds: list[RoundResult] = []
+    while True:
+        try:
+            rounds.append(check_round(run / f"round-{len(rounds):03d}", len(rounds), verify=False))
+        except RunFileError:
+            return rounds
+
+
+def _round_notes(run: Path, finished: bool) -> list[str]:
+    """One line per round whose record or vouched files are damaged (or, in a finished run,
+    missing): for an unfinished run resume trains it again, a finished one does not need it."""
+    notes = []
+    for round_dir in sorted(run.glob("round-[0-9][0-9][0-9]")):
+        err = round_error(round_dir, int(round_dir.name.removeprefix("round-")))
+        if err is None or (not finished and err.path == round_dir / ROUND_FILE and
+                           err.problem == "missing"):  # fmt: skip
+            continue  # the round that was running when the run stopped
+        kept = f"{RESULT_FILE} holds the finished run's rounds, so its results are intact"
+        notes.append(f"{err.path} {err.wrong}; {kept}" if finished else str(err))
+    return notes
+
+
+def _round_label(r: RoundResult, total: int | None) -> str:
+    """`round 2/3`, as the progress lines count rounds (from 1)."""
+    return f"{r.round + 1}/{total if total is not None else '?'}"
+
+
+def _rounds_table(run: Path, rounds: list[RoundResult], total: int | None) -> Table:
+    table = Table(title=f"{escape(str(run))}: rounds (validation, greedy)")
     for name in ("round", "valid", "optimal", "train s", "designer", "projection notes"):
         table.add_column(name, justify="right")
     for r in rounds:
-        overall = r.validation.overall
-        proposal = r.proposal
-        table.add_row(str(r.round), f"{overall.valid_rate:.3f}", f"{overall.optimal_rate:.3f}",
-                      f"{r.train_seconds:.1f}", proposal.designer if proposal else "-",
+        overall, proposal = r.validation.overall, r.proposal
+        table.add_row(_round_label(r, total), percent(overall.valid_rate),
+                      percent(overall.optimal_rate), f"{r.train_seconds:.1f}",
+                      escape(proposal.designer) if proposal else "-",
                       str(len(proposal.notes)) if proposal else "-")  # fmt: skip
-    console.print(table)
-    if (run / RESULT_FILE).exists():
-        record = ResultRecord.model_validate_json((run / RESULT_FILE).read_text(encoding="utf-8"))
-        final = Table(title="Benchmarks: valid / optimal Sum (%), greedy and best-of-n")
-        for name in ("suite", "greedy", f"best of {record.experiment.get('best_of', '?')}"):
-            final.add_column(name, justify="right")
-        for name, result in record.suites.items():
-            g, b = size_mean(result), size_mean(result, best_of=True)
-            final.add_row(name, f"{100 * g[0]:.1f} / {100 * g[1]:.1f}",
-                          f"{100 * b[0]:.1f} / {100 * b[1]:.1f}")  # fmt: skip
-        console.print(final)
+    return table
+
+
+def _config_table(rounds: list[RoundResult], total: int | None) -> Table:
+    """Each round's training configuration: per size, share of samples, holes, wait share."""
+    table = Table(
+        title="Configuration each round trained on: per size, share of samples, holes, waits"
+    )
+    table.add_column("round", justify="right")
+    table.add_column("")
+    for size in SIZES:
+        table.add_column(size_name(size), justify="right")
+    for r in rounds:
+        cells = [r.config.sizes[s] for s in SIZES]
+        table.add_row(_round_label(r, total), "samples\nholes\nwait", *(
+            f"{percent(c.ratio)}\n{percent(c.hole_ratio)}\n{percent(c.wait_ratio)}"
+            for c in cells
+        ))  # fmt: skip
+    return table
+
+
+def _final_table(record: ResultRecord) -> Table:
+    final = Table(title="Benchmarks: valid / optimal Sum, greedy and best-of-n")
+    for name in ("suite", "greedy", f"best of {record.experiment.get('best_of', '?')}"):
+        final.add_column(name, justify="right")
+    for name, result in record.suites.items():
+        g, b = size_mean(result), size_mean(result, best_of=True)
+        final.add_row(name, f"{percent(g[0])} / {percent(g[1])}",
+                      f"{percent(b[0])} / {percent(b[1])}")  # fmt: skip
+    return final

@@ -8,6 +8,7 @@ cluster) and carries their progress events back; `run_job` is the same everywher
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
@@ -18,7 +19,7 @@ from harness.events import EventSender, Observers, RunEvent, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.records import ResultRecord
-from harness.run_dir import RunDir
+from harness.run_dir import RunDir, RunDirError
 from harness.tracking import make_trackers
 
 OnEvent = Callable[[RunEvent], None]
@@ -41,6 +42,9 @@ class RunOptions:
     loggers: tuple[str, ...] = ()
     ray_address: str | None = None
     """verl backend: submit each training round as a job to this Ray cluster."""
+    allow_design_failures: bool = False
+    """Keep a designer whose every design step failed on the board (flagged), instead of
+    leaving it unranked and failing the comparison. Recorded in the result."""
 
 
 def plan(experiment: ExperimentConfig) -> list[Job]:
@@ -56,7 +60,11 @@ def run_job(
     threads: int | None,
     send: Callable[[RunEvent], Any] | None = None,
 ) -> ResultRecord:
-    """One run, in whatever process (or Ray worker) calls it; events go to `send`."""
+    """One run, in whatever process (or Ray worker) calls it; events go to `send`.
+
+    A run that raises leaves `failure.json` saying why (boards and `harness runs list` show
+    it); a later attempt that finishes removes it.
+    """
     run = RunDir(root, experiment, job.designer, job.seed)
     backend = make_backend(experiment, threads=threads, workdir=run.path,
                            ray_address=options.ray_address)  # fmt: skip
@@ -68,10 +76,19 @@ def run_job(
         watchers.append(EventSender(send, job.designer, job.seed, experiment.rounds))
     observers = Observers(watchers)
     try:
-        return run_designer(experiment, job.designer, job.seed, backend, run,
-                            resume=options.resume, observers=[observers], workers=1)  # fmt: skip
+        record = run_designer(experiment, job.designer, job.seed, backend, run,
+                              resume=options.resume, observers=[observers], workers=1,
+                              allow_design_failures=options.allow_design_failures)  # fmt: skip
+    except RunDirError:
+        raise  # the directory is not this run's to write into (another run, a damaged run.json)
+    except Exception as err:  # an interrupt (KeyboardInterrupt, SystemExit) is not a failure
+        with suppress(OSError):  # a directory that cannot be written keeps the run's own error
+            run.write_failure(err)
+        raise
     finally:
         observers.close()
+    run.clear_failure()
+    return record
 
 
 class ExecutorUnavailable(RuntimeError):

@@ -15,6 +15,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from harness.executors.base import (
+    EventQueue,
     Job,
     OnEvent,
     RunOptions,
@@ -64,12 +65,42 @@ class LocalExecutor:
                 for i, job in enumerate(jobs)
             }
             outcomes: list[ResultRecord | BaseException] = [RuntimeError("not run")] * len(jobs)
-            pending = set(futures)
-            while pending:
-                wait_for_events(events, on_event)
-                done = {f for f in pending if f.done()}
-                for future in done:
-                    outcomes[futures[future]] = future.exception() or future.result()
-                pending -= done
-            drain_events(events, on_event)
+            try:
+                self._wait(futures, outcomes, events, on_event)
+            except BaseException:  # Ctrl-C, SIGTERM, a failing on_event: stop every worker
+                stop_workers(pool)
+                raise
         return collect(jobs, outcomes)
+
+    @staticmethod
+    def _wait(
+        futures: dict[Future[ResultRecord], int],
+        outcomes: list[ResultRecord | BaseException],
+        events: EventQueue,
+        on_event: OnEvent | None,
+    ) -> None:
+        """Hand events to `on_event` until every run has ended; outcomes in job order."""
+        pending = set(futures)
+        while pending:
+            wait_for_events(events, on_event)
+            done = {f for f in pending if f.done()}
+            for future in done:
+                outcomes[futures[future]] = future.exception() or future.result()
+            pending -= done
+        drain_events(events, on_event)
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the pool's runs now: queued ones never start, running ones are terminated.
+
+    `shutdown` alone would wait for every running run to finish its whole loop. A terminated
+    run loses only its unfinished round: every file is written atomically and a round counts
+    only once its record is on disk, so `--resume` continues after its last finished round.
+    """
+    processes = list(getattr(pool, "_processes", {}).values())  # no public handle to them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=10)

@@ -9,13 +9,12 @@ only from the environment: a variable is named (`--api-key-env`), never its valu
 from __future__ import annotations
 
 import difflib
-import os
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from designers.llm.client import Target, require_litellm
+from designers.llm.client import Target, credential_problem, require_litellm
 from designers.llm.factories import model_aliases
 from harness.policy_eval.errors import PolicyEvalError
 from harness.run_dir import safe_name
@@ -129,36 +128,12 @@ def check_ready(spec: PolicySpec) -> None:
                 "run's round-NNN/checkpoint directory"
             )
         return
-    if spec.api_key_env is not None and not os.environ.get(spec.api_key_env):
-        raise PolicyEvalError(
-            f"--api-key-env {spec.api_key_env}: that environment variable is not set; export the "
-            "key in it (keys are read from the environment only)"
-        )
     try:
         require_litellm()
     except ImportError as err:
         raise PolicyEvalError(str(err)) from None
-    if spec.backend == "litellm":
-        _check_provider(spec)
-
-
-def _check_provider(spec: PolicySpec) -> None:
-    """LiteLLM knows the model's provider, and (unless a key variable is named) its key is set."""
-    import litellm
-
-    try:
-        litellm.get_llm_provider(spec.model)
-    except Exception:
-        raise PolicyEvalError(
-            f"LiteLLM does not know the provider of {spec.model!r}: write it as "
-            "provider/model, e.g. llm:openai/gpt-4o"
-        ) from None
-    if spec.api_key_env is not None:
+    if spec.backend != "litellm" and spec.api_key_env is None:
         return
-    found = litellm.validate_environment(spec.model)
-    if not found.get("keys_in_environment", True):
-        keys = " or ".join(found.get("missing_keys") or ["its API key"])
-        raise PolicyEvalError(
-            f"{spec.name} ({spec.model}) needs {keys} in the environment (or name another "
-            "variable with --api-key-env)"
-        )
+    problem = credential_problem(spec.target(), spec.name, "--api-key-env")
+    if problem is not None:
+        raise PolicyEvalError(problem)

@@ -6,19 +6,27 @@ from leaderboards.board import Delta, Estimate
 
 ZERO_MARK = "†"
 ZERO_LEGEND = f"{ZERO_MARK} the 95% interval includes 0: no clear difference from the baseline"
+DESIGN_MARK = "‡"
+"""After a designer's name: some of its design steps failed (the table's notes say how many)."""
+NO_INTERVAL = "1 seed: no interval"
+"""Said once per board, for the numbers shown without brackets."""
 
 
 def estimate_text(e: Estimate) -> str:
-    """`51.7 [48.2, 55.0]`, or `51.7 [n/a (1 seed)]` when the interval is unknown."""
+    """`51.7 [48.2, 55.0]`, or the bare `51.7` when the interval is unknown.
+
+    Why an interval is unknown (one seed) is said once for the whole board (`NO_INTERVAL`),
+    not repeated in every cell.
+    """
     if e.low is None or e.high is None:
-        return f"{e.mean:.1f} [{e.note or 'n/a'}]"
+        return f"{e.mean:.1f}"
     return f"{e.mean:.1f} [{e.low:.1f}, {e.high:.1f}]"
 
 
 def delta_text(d: Delta) -> str:
-    """`+3.2 [-1.0, +7.4] †` (the mark where the interval includes 0)."""
+    """`+3.2 [-1.0, +7.4] †` (the mark where the interval includes 0); bare when unknown."""
     if d.low is None or d.high is None:
-        return f"{_signed(d.mean)} [{d.note or 'n/a'}]"
+        return _signed(d.mean)
     mark = f" {ZERO_MARK}" if d.includes_zero else ""
     return f"{_signed(d.mean)} [{_signed(d.low)}, {_signed(d.high)}]{mark}"
 

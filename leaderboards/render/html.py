@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from leaderboards.board import Board, Cut
-from leaderboards.render.tables import board_tables, provenance_note
+from leaderboards.render.tables import board_notes, board_tables, provenance_note
 
 
 def template_environment() -> Any:
@@ -36,6 +36,7 @@ def render_html(
         board=board,
         title=title,
         tables=board_tables(board, details),
+        notes=board_notes(board),
         provenance=provenance_note(board),
     )
     return text

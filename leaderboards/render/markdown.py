@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from leaderboards.board import Board, Cut
-from leaderboards.render.tables import TextTable, board_tables
+from leaderboards.render.tables import TextTable, board_notes, board_tables
 
 
 def render_markdown(board: Board, details: Sequence[Cut] = ()) -> str:
-    parts = []
-    if board.baseline_note:
-        parts.append(f"> note: {board.baseline_note}\n")
+    parts = [f"> {note.text}\n" for note in board_notes(board)]
     parts.extend(_table(t) for t in board_tables(board, details))
     return "\n".join(parts)
 

@@ -9,7 +9,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from leaderboards.board import Board, Cut, DesignerRow
-from leaderboards.render.cells import ZERO_LEGEND, delta_text, estimate_text, number
+from leaderboards.design_steps import flag_note
+from leaderboards.render.cells import (
+    DESIGN_MARK,
+    NO_INTERVAL,
+    ZERO_LEGEND,
+    delta_text,
+    estimate_text,
+    number,
+)
 
 CUT_TITLES: dict[Cut, str] = {"size": "map size", "subset": "wait subset", "hole": "hole ratio"}
 RATES = ("valid", "optimal")
@@ -27,12 +35,32 @@ class TextTable:
     id: str = ""
 
 
+@dataclass(frozen=True)
+class BoardNote:
+    """A line about the whole board, drawn above its tables (a warning stands out)."""
+
+    text: str
+    warning: bool = False
+
+
+def board_notes(board: Board) -> list[BoardNote]:
+    """The missing baseline, and -- once, not in every cell -- which numbers lack an interval."""
+    notes = []
+    if board.baseline_note:
+        notes.append(BoardNote(f"note: {board.baseline_note}", warning=True))
+    single = [r.designer for r in board.rows if len(r.seeds) == 1]
+    if single:
+        who = "" if len(single) == len(board.rows) else f" for {', '.join(single)}"
+        notes.append(BoardNote(f"{NO_INTERVAL}{who} (seed-to-seed variation needs 2+ seeds)"))
+    return notes
+
+
 def board_tables(board: Board, details: Sequence[Cut] = ()) -> list[TextTable]:
     """The board's tables: main, deltas, chosen details, failures, costs, reference."""
     tables = []
     for kind, title in (("designer", "Designers"), ("policy", "Policies (zero-shot)")):
         rows = [r for r in board.rows if r.kind == kind]
-        if rows:
+        if rows or any(u.kind == kind for u in board.unranked):
             tables.append(_main(board, rows, title, kind))
     if any(r.delta is not None for r in board.rows):
         tables.append(_deltas(board))
@@ -63,7 +91,7 @@ def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextT
     out = []
     for row in rows:
         for i, rate in enumerate(RATES):
-            head = [row.designer, row.backend, row.policy, _seeds(row)] if i == 0 else [""] * 4
+            head = [_name(row), row.backend, row.policy, _seeds(row)] if i == 0 else [""] * 4
             cells = [estimate_text(getattr(row.suites[s], rate)) for s in suites]
             out.append([*head, rate, *cells, estimate_text(getattr(row.overall, rate))])
     return TextTable(
@@ -72,6 +100,7 @@ def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextT
         rows=out,
         text_columns=5,
         notes=[
+            *_design_notes(board, rows, kind),
             "Sum = mean over map sizes of the per-size rate; overall = mean over suites.",
             f"Intervals: {board.bootstrap.method}; {board.bootstrap.resamples} resamples, "
             f"rng seed {board.bootstrap.rng_seed}.",
@@ -85,6 +114,18 @@ def _seeds(row: DesignerRow) -> str:
     return ",".join(str(s) for s in row.seeds)
 
 
+def _name(row: DesignerRow) -> str:
+    """The designer, marked when some of its design steps failed."""
+    return f"{row.designer} {DESIGN_MARK}" if row.design_failures else row.designer
+
+
+def _design_notes(board: Board, rows: list[DesignerRow], kind: str) -> list[str]:
+    """A line per flagged row, then one per designer left unranked for failing every step."""
+    flagged = [f"{DESIGN_MARK} {flag_note(r.designer, r.design_failures)}"
+               for r in rows if r.design_failures is not None]  # fmt: skip
+    return [*flagged, *(u.note for u in board.unranked if u.kind == kind)]
+
+
 def _deltas(board: Board) -> TextTable:
     suites = [s.name for s in board.suites]
     out = []
@@ -93,7 +134,7 @@ def _deltas(board: Board) -> TextTable:
             continue
         paired = "paired" if row.delta_overall.valid.paired else "unpaired"
         for i, rate in enumerate(RATES):
-            head = [row.designer, paired] if i == 0 else ["", ""]
+            head = [_name(row), paired] if i == 0 else ["", ""]
             cells = [delta_text(getattr(row.delta[s], rate)) for s in suites]
             out.append([*head, rate, *cells, delta_text(getattr(row.delta_overall, rate))])
     return TextTable(
@@ -117,7 +158,7 @@ def _details(board: Board, cut: Cut) -> list[TextTable]:
             for i, rate in enumerate(RATES):
                 texts = [estimate_text(getattr(mine[k].rates, rate)) if k in mine else "-"
                          for k in keys]  # fmt: skip
-                out.append([row.designer if i == 0 else "", rate, *texts])
+                out.append([_name(row) if i == 0 else "", rate, *texts])
         tables.append(
             TextTable(
                 title=f"{suite.name} by {CUT_TITLES[cut]}: rate (%) [95% CI]",

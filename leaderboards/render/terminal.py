@@ -1,25 +1,32 @@
-"""The board in the terminal: rich tables."""
+"""The board in the terminal: rich tables, split by columns rather than wrapped when narrow.
+
+A cell such as `51.7 [48.2, 55.0]` wrapped over two lines no longer reads as one interval, so a
+table wider than the console is drawn as several: each repeats the text columns (designer,
+rate, ...) and takes as many number columns as fit.
+"""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from rich.console import Console, Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
 from leaderboards.board import Board, Cut
-from leaderboards.render.tables import TextTable, board_tables
+from leaderboards.render.tables import TextTable, board_notes, board_tables
 
 
 def terminal_renderable(board: Board, details: Sequence[Cut] = ()) -> RenderableType:
     """Every table of the board, with its notes, as one rich renderable."""
-    parts: list[RenderableType] = []
-    if board.baseline_note:
-        parts.append(Text(f"note: {board.baseline_note}", style="yellow"))
+    parts: list[RenderableType] = [
+        Text(note.text, style="yellow" if note.warning else "dim") for note in board_notes(board)
+    ]
     for table in board_tables(board, details):
-        parts.append(_rich(table))
+        parts.append(_Fitted(table))
         parts.extend(Text(note, style="dim") for note in table.notes)
         parts.append(Text(""))
     return Group(*parts)
@@ -31,6 +38,45 @@ def render_terminal(board: Board, details: Sequence[Cut] = (), width: int = 160)
     console = Console(file=buffer, width=width, color_system=None, soft_wrap=False)
     console.print(terminal_renderable(board, details))
     return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class _Fitted:
+    """A table drawn at the console's width: split into parts when it would not fit."""
+
+    table: TextTable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for part in split_columns(self.table, options.max_width):
+            yield _rich(part)
+
+
+def split_columns(table: TextTable, width: int) -> list[TextTable]:
+    """`table` as parts no wider than `width` (each keeps the text columns), in column order."""
+    widths = [max(cell_len(c) for c in [col, *(row[i] for row in table.rows)])
+              for i, col in enumerate(table.columns)]  # fmt: skip
+    fixed = table.text_columns
+    used = sum(w + 3 for w in widths[:fixed]) + 1  # each column: padding 2, its border 1
+    chunks: list[list[int]] = [[]]
+    room = used
+    for i in range(fixed, len(widths)):
+        if chunks[-1] and room + widths[i] + 3 > width:
+            chunks.append([])
+            room = used
+        chunks[-1].append(i)
+        room += widths[i] + 3
+    if len(chunks) == 1:
+        return [table]
+    return [
+        TextTable(
+            title=table.title if k == 0 else f"{table.title} (continued)",
+            columns=[*table.columns[:fixed], *(table.columns[i] for i in chunk)],
+            rows=[[*row[:fixed], *(row[i] for i in chunk)] for row in table.rows],
+            text_columns=fixed,
+            id=table.id,
+        )
+        for k, chunk in enumerate(chunks)
+    ]
 
 
 def _rich(table: TextTable) -> Table:

@@ -7,7 +7,7 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from leaderboards.board import Board, Delta, Estimate
+from leaderboards.board import Board, Delta, DesignFailures, Estimate
 
 FIELDS = (
     "section", "designer", "kind", "backend", "policy", "suite", "cut", "key", "metric",
@@ -17,7 +17,11 @@ FIELDS = (
 
 
 def render_csv(board: Board) -> str:
-    """Rates (`section` rate / detail), failure shares, costs and reported figures."""
+    """Rates (`section` rate / detail), design failures, answer failures, costs, reported figures.
+
+    A `design` row exists only for a designer with failed design steps: `failed_steps` (per
+    reason in `key`, and in total), `design_steps` and `ranked`, the flag's text in `note`.
+    """
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\n")
     writer.writeheader()
@@ -42,6 +46,7 @@ def _rows(board: Board) -> Iterator[dict[str, Any]]:
             yield {"section": "detail", "designer": detail.designer, "suite": detail.suite,
                    "cut": detail.cut, "key": detail.key, "metric": metric,
                    **_estimate(getattr(detail.rates, metric))}  # fmt: skip
+    yield from _design(board)
     for f in board.failures:
         for metric, share in {"valid": f.valid, **f.shares}.items():
             yield {"section": "failure", "designer": f.designer, "suite": f.suite,
@@ -54,6 +59,22 @@ def _rows(board: Board) -> Iterator[dict[str, Any]]:
             yield {"section": "cost", "designer": c.designer, "metric": metric,
                    "value": getattr(c, metric), "note": note}  # fmt: skip
     yield from _reference(board)
+
+
+def _design(board: Board) -> Iterator[dict[str, Any]]:
+    flagged: list[tuple[str, str, DesignFailures, bool, str]] = [
+        (r.designer, r.kind, r.design_failures, True, r.design_failures.summary)
+        for r in board.rows
+        if r.design_failures is not None
+    ]
+    flagged += [(u.designer, u.kind, u.design_failures, False, u.note) for u in board.unranked]
+    for designer, kind, flag, ranked, note in flagged:
+        who = {"section": "design", "designer": designer, "kind": kind, "note": note}
+        for reason, count in flag.reasons.items():
+            yield {**who, "metric": "failed_steps", "key": reason, "value": count}
+        for metric, value in (("failed_steps", flag.failed), ("design_steps", flag.steps),
+                              ("ranked", ranked)):  # fmt: skip
+            yield {**who, "metric": metric, "value": value}
 
 
 def _estimate(e: Estimate) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 Layout of the site::
 
     index.html                    the board's tables (as `render(board, "html")` draws them), the
-                                  plots, and a list of the runs
+                                  plots, a list of the runs, and the runs left out (when
+                                  given a `RunSet`: each skipped run's line)
     runs/<designer>-seed-<n>.html  one run: its rounds, validation, the designer's proposals with
                                   rationale, projection notes and model-call transcripts
     plots/*.svg                   per-size curves per suite, validation per round, configuration
@@ -30,9 +31,9 @@ from harness.records import ResultRecord
 from leaderboards.aggregate import build_board
 from leaderboards.board import Answers, Board
 from leaderboards.bootstrap import RESAMPLES
-from leaderboards.readers import LoadedRun
+from leaderboards.readers import LoadedRun, RunSet
 from leaderboards.render import board_tables, render, template_environment
-from leaderboards.render.tables import provenance_note
+from leaderboards.render.tables import board_notes, provenance_note
 from leaderboards.site.output import GENERATOR, MANIFEST, check_out, staged
 from leaderboards.site.runs import RunView, copy_raw_files, designer_slugs, run_view
 from leaderboards.verdicts import CUTS
@@ -75,6 +76,7 @@ def publish_site(
     resamples: int = RESAMPLES,
     reference: bool = False,
     title: str = "Designer leaderboard",
+    pool_machines: bool = False,
 ) -> SiteResult:
     """Write the static site of `runs` to `out` (replacing an earlier site there, atomically)."""
     from leaderboards import plots  # matplotlib is checked before the bootstrap's work
@@ -89,6 +91,7 @@ def publish_site(
         resamples=resamples,
         reference=reference,
         details=CUTS,
+        pool_machines=pool_machines,
     )
     with staged(out) as root:
         files = _write_site(root, board, runs, title)
@@ -109,10 +112,14 @@ def _write_site(root: Path, board: Board, runs: Sequence[LoadedRun], title: str)
         copy_raw_files(view, root)
     figures = _plots(board, views, designers, write)
     env = template_environment()
-    common: dict[str, Any] = {"board": board, "provenance": provenance_note(board)}
+    common: dict[str, Any] = {
+        "board": board,
+        "provenance": provenance_note(board),
+        "notes": board_notes(board),
+    }
     write("index.html", env.get_template("site_index.html.j2").render(
         **common, title=title, root="", tables=board_tables(board, CUTS), designers=designers,
-        runs=views, **figures,
+        runs=views, skipped=runs.skipped if isinstance(runs, RunSet) else (), **figures,
     ))  # fmt: skip
     run_template = env.get_template("site_run.html.j2")
     for view in views:
@@ -125,14 +132,17 @@ def _write_site(root: Path, board: Board, runs: Sequence[LoadedRun], title: str)
 
 
 def _views(board: Board, runs: Sequence[LoadedRun]) -> tuple[list[RunView], list[DesignerView]]:
-    """A view per run and per designer, in the board's row order (then by seed)."""
+    """A view per run and per designer, in the board's row order (then by seed; unranked last)."""
     slugs = designer_slugs([(r.record.kind, r.record.designer) for r in runs])
-    order: dict[tuple[str, str], int] = {
-        (row.kind, row.designer): i for i, row in enumerate(board.rows)
-    }
+    left_out = {(u.kind, u.designer) for u in board.unranked}
+    keys = [(r.kind, r.designer) for r in board.rows] + sorted(left_out)
+    order: dict[tuple[str, str], int] = {key: i for i, key in enumerate(keys)}
     ordered = sorted(runs, key=lambda r: (order[r.record.kind, r.record.designer], r.record.seed))
     best_of = board.answers == "best_of"
-    views = [run_view(r, slugs[r.record.kind, r.record.designer], best_of) for r in ordered]
+    views = []
+    for run in ordered:
+        key = (run.record.kind, run.record.designer)
+        views.append(run_view(run, slugs[key], best_of, ranked=key not in left_out))
     designers = []
     for (kind, name), slug in sorted(slugs.items(), key=lambda item: order[item[0]]):
         mine = [v for v in views if (v.record.kind, v.record.designer) == (kind, name)]
@@ -154,6 +164,7 @@ def _plots(
     from leaderboards import plots
 
     ratio_top = plots.ratio_limit([v.record for v in views if v.record.rounds])
+    ranked = [d for d in designers if all(v.ranked for v in d.runs)]
     for d in designers:
         if d.trajectory is not None:
             records = [v.record for v in d.runs]
@@ -172,7 +183,7 @@ def _plots(
         write(src, plots.size_curves_svg(board, suite.name))
         size_figures.append(Figure(src, f"{suite.name}: valid and optimal rate per map size",
                                    _size_caption(board, suite.name)))  # fmt: skip
-    return {"size_figures": size_figures, "validation": _validation_figure(designers, write)}
+    return {"size_figures": size_figures, "validation": _validation_figure(ranked, write)}
 
 
 def _write_manifest(root: Path, board: Board) -> tuple[str, ...]:
@@ -194,6 +205,7 @@ def _write_manifest(root: Path, board: Board) -> tuple[str, ...]:
 
 
 def _validation_figure(designers: list[DesignerView], write: Writer) -> Figure | None:
+    """Validation per round of the ranked designers (an unranked one trained on round 0's)."""
     from leaderboards import plots
 
     series: dict[str, list[ResultRecord]] = {

@@ -16,6 +16,8 @@ from designers import Proposal
 from harness.records import ResultRecord, RoundResult
 from harness.run_dir import RESULT_FILE, ROUND_FILE, RUN_FILE, safe_name
 from harness.summary import size_mean
+from leaderboards.board import DesignFailures
+from leaderboards.design_steps import design_failures
 from leaderboards.readers import LoadedRun
 
 RAW_FILES = (RUN_FILE, RESULT_FILE)
@@ -53,6 +55,10 @@ class RunView:
     plot: str | None
     rounds: list[RoundView]
     sums: list[tuple[str, float, float]]
+    design_failures: DesignFailures | None = None
+    """This run's failed design steps (None when every step designed)."""
+    ranked: bool = True
+    """False when the board left the run's designer unranked (all its design steps failed)."""
     files: list[RawFile] = field(default_factory=list)
 
     @property
@@ -62,6 +68,16 @@ class RunView:
     @property
     def title(self) -> str:
         return f"{self.record.designer}, seed {self.record.seed}"
+
+    @property
+    def design_text(self) -> str:
+        """`0/19 failed`, `2/19 design steps failed: rate limit`, or `-` (no design steps)."""
+        steps = self.record.design_steps()
+        if not steps:
+            return "-"
+        if self.design_failures is None:
+            return f"0/{steps} failed"
+        return self.design_failures.summary
 
 
 def designer_slugs(keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
@@ -83,7 +99,7 @@ def designer_slugs(keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str
     return slugs
 
 
-def run_view(run: LoadedRun, slug: str, answers_best_of: bool) -> RunView:
+def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = True) -> RunView:
     record = run.record
     run_slug = f"{slug}-seed-{record.seed}"
     rounds = [
@@ -109,6 +125,8 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool) -> RunView:
         plot=f"plots/trajectory-{run_slug}.svg" if record.rounds else None,
         rounds=rounds,
         sums=sums,
+        design_failures=design_failures([record]),
+        ranked=ranked,
     )
 
 

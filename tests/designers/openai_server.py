@@ -88,6 +88,7 @@ class ScriptedServer:
         self.replies.clear()
         self.requests.clear()
         self.responder = None
+        self.default = Reply(content=scripted_good_answer())
 
     def start(self) -> None:
         self._thread.start()

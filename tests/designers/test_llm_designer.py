@@ -17,6 +17,7 @@ from designers.base import DesignerNotReady
 from designers.context import DesignContext, Endpoint
 from designers.llm import factories
 from designers.llm.client import CallSettings, Target, complete, scrub
+from designers.options import DesignerOptionsError
 from mapf_env import EnvConfig, project
 from tests.designers.openai_server import (
     Reply,
@@ -171,9 +172,16 @@ def test_self_uses_context_endpoint(openai_server: ScriptedServer) -> None:
 
 
 def test_factories_and_aliases(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("gpt", "gemini", "grok", "kimi", "claude"):
+    keys = {"gpt": "OPENAI_API_KEY", "gemini": "GEMINI_API_KEY", "grok": "XAI_API_KEY",
+            "kimi": "MOONSHOT_API_KEY", "claude": "ANTHROPIC_API_KEY"}  # fmt: skip
+    for name, variable in keys.items():
         designer = getattr(factories, name)()
         assert designer.name == name and designer.initial_config(CONFIG, 0) is None
+        for unset in (variable, "GOOGLE_API_KEY"):
+            monkeypatch.delenv(unset, raising=False)
+        with pytest.raises(DesignerNotReady, match=rf"^{name} \(.*needs .*{variable}"):
+            designer.check_ready()
+        monkeypatch.setenv(variable, "test-key-value")
         designer.check_ready()
     assert factories.gpt().target(None).model == "openai/gpt-5.4"
     assert factories.llm(arg="openai/gpt-4o").name == "llm:openai/gpt-4o"
@@ -181,7 +189,7 @@ def test_factories_and_aliases(tmp_path: object, monkeypatch: pytest.MonkeyPatch
     path.write_text("gpt: {model: openai/gpt-9}\n")
     monkeypatch.setenv("ENVDESIGN_LLM_MODELS", str(path))
     assert factories.gpt().target(None).model == "openai/gpt-9"
-    with pytest.raises(TypeError, match="unknown"):
+    with pytest.raises(DesignerOptionsError, match="colour: not a field"):
         factories.gpt(colour="red")
     with pytest.raises(ValueError, match="V9"):
         factories.gpt(variant="V9")

@@ -73,6 +73,17 @@ def test_an_installed_plugin_is_used_by_name(installed_plugin: Path) -> None:
     assert "Plug-in test designer" in describe_designers()["echo"]
 
 
+def test_a_plugin_declares_its_options_like_the_builtins(installed_plugin: Path) -> None:
+    from designers import designer_option_problems
+    from designers.options import DesignerOptionsError
+
+    assert designer_option_problems("echo", {"flavour": "salty"}) == []
+    [line] = designer_option_problems("echo", {"flavor": "salty"})
+    assert line.startswith("designer_options.echo.flavor: not a field") and "'flavour'" in line
+    with pytest.raises(DesignerOptionsError, match="flavor"):
+        create_designer("echo", flavor="salty")
+
+
 def test_a_broken_entry_point_names_itself(tmp_path: Path) -> None:
     site = tmp_path / "site"
     dist = site / "broken_designer-0.1.dist-info"

@@ -16,6 +16,7 @@ from mapf_env import (
     read_provenance,
     reference_answer,
 )
+from mapf_env.prompt import format_plan
 
 runner = CliRunner()
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "env"
@@ -75,9 +76,50 @@ def test_verify_judges_a_response_file(tmp_path: Path) -> None:
     verdict = json.loads(result.output)
     assert verdict["verdict"]["valid"] and verdict["verdict"]["optimal"]
     assert verdict["reward"]["accuracy"] == 1.0
+    assert inst.optimum is not None and verdict["optimum"]["cost"] == inst.optimum.cost
+
+
+def test_verify_exits_1_for_an_invalid_answer_and_still_prints_the_optimum(
+    tmp_path: Path,
+) -> None:
+    inst = load_suite("validation").items[0].instance
+    assert inst.optimum is not None
+    answer = tmp_path / "answer.txt"
     answer.write_text("Agent 1: (0,0)\n")
     result = runner.invoke(app, ["env", "verify", "validation", str(answer)])
-    assert result.exit_code == 0 and "invalid" in result.output
+    assert result.exit_code == 1 and "invalid" in result.output, result.output
+    assert f"optimum {inst.optimum.objective.value} {inst.optimum.cost}" in result.output
+    as_json = runner.invoke(app, ["env", "verify", "validation", str(answer), "--json"])
+    assert as_json.exit_code == 1, as_json.output
+    verdict = json.loads(as_json.output)
+    assert not verdict["verdict"]["valid"] and verdict["verdict"]["optimal_cost"] is None
+    assert verdict["optimum"] == {"objective": inst.optimum.objective.value,
+                                  "cost": inst.optimum.cost, "soc": inst.optimum.soc,
+                                  "makespan": inst.optimum.makespan}  # fmt: skip
+
+
+def test_verify_exits_0_for_a_valid_answer_even_when_not_optimal(tmp_path: Path) -> None:
+    item = next(i for i in load_suite("validation").items
+                if i.instance.optimum and i.instance.optimum.cost > 0)  # fmt: skip
+    inst, optimum = item.instance, item.instance.optimum
+    assert optimum is not None
+    # a detour: every agent waits one step at its start, then follows the optimal plan
+    answer = tmp_path / "slow.txt"
+    answer.write_text(format_plan(tuple((path[0], *path) for path in optimum.plan)))
+    result = runner.invoke(app, ["env", "verify", "validation", str(answer), "--id", str(inst.id)])
+    assert result.exit_code == 0, result.output
+    assert (
+        "optimal: False" in result.output and f"(optimum {optimum.objective.value}" in result.output
+    )
+
+
+def test_verify_usage_errors_exit_2(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["env", "verify", "validation", str(tmp_path / "none.txt")])
+    assert result.exit_code == 2 and "no response file" in result.output, result.output
+    result = runner.invoke(app, ["env", "verify", "validation", "-", "--id", "nope"], input="x")
+    assert result.exit_code == 2 and "no instance with id" in result.output
+    help_text = runner.invoke(app, ["env", "verify", "--help"], env={"COLUMNS": "200"}).output
+    assert "Exit status: 0 valid (optimal or not), 1 invalid, 2 usage error" in help_text
 
 
 def test_pick_errors_are_clear(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ def test_compare_prints_the_table_and_runs_can_be_listed(tmp_path: Path) -> None
 
 def test_bad_input_is_one_line_not_a_traceback(tmp_path: Path) -> None:
     cases = [
-        (["compare", "--designers", "evidnce"], "unknown designer 'evidnce'"),
+        (["compare", "--designers", "evidnce"], "no designer 'evidnce'; did you mean evidence"),
         (["compare", "--designers", "random", "--preset", "nope"], "no preset 'nope'"),
         (["compare", "--designers", "random", "--set", "roundz=2"], "did you mean 'rounds'"),
         (["compare", "--designers", "random", "--seeds", "0"], "--seeds"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,95 @@ def test_initial_configuration_is_shared_per_seed_or_given() -> None:
         {"initial": {"kind": "given", "config": EnvConfig.uniform().model_dump(mode="json")}}
     )
     assert given.initial.resolve(seed=3, n_agents=2, samples=500).samples == 500
+
+
+def test_a_misspelt_key_at_any_depth_gets_a_suggestion(tmp_path: Path) -> None:
+    path = tmp_path / "mine.yaml"
+    path.write_text(
+        "grpo: {learning_rte: 0.01}\n"
+        "initial:\n  kind: given\n  config:\n"
+        "    sizes: {3x3: {ratio: 1.0, holes_ratio: 0.1, wait_ratio: 0.1}}\n"
+    )
+    with pytest.raises(ConfigError) as err:
+        ExperimentConfig.load(path)
+    assert str(err.value).splitlines() == [
+        f"{path}:",
+        "  grpo.learning_rte: not a field (got 0.01); fields are group_size, learning_rate, "
+        "kl_coef; did you mean 'learning_rate'?",
+        "  initial.config.sizes.3x3.holes_ratio: not a field (got 0.1); fields are ratio, "
+        "hole_ratio, wait_ratio; did you mean 'hole_ratio'?",
+    ]
+
+
+def test_an_error_from_set_names_the_set_not_the_preset() -> None:
+    with pytest.raises(ConfigError) as err:
+        ExperimentConfig.load(CONFIGS / "quick.yaml", ["rouns=1"])
+    message = str(err.value)
+    assert message.startswith("--set rouns=1: rouns: not a field (got 1); fields are name, ")
+    assert message.endswith("did you mean 'rounds'?") and "quick.yaml" not in message
+    with pytest.raises(ConfigError, match=r"^--set grpo=\{learning_rte: 1\}: grpo\.learning_rte"):
+        ExperimentConfig.load(CONFIGS / "quick.yaml", ["grpo={learning_rte: 1}"])
+    with pytest.raises(ConfigError, match=r"^--set initial\.kind=given: initial: "):
+        ExperimentConfig.load(CONFIGS / "quick.yaml", ["initial.kind=given"])
+
+
+def test_file_and_set_errors_each_name_their_origin(tmp_path: Path) -> None:
+    path = tmp_path / "mine.yaml"
+    path.write_text("rounds: abc\n")
+    with pytest.raises(ConfigError) as err:
+        ExperimentConfig.load(path, ["rouns=1", "best_of=0"])
+    lines = str(err.value).splitlines()
+    assert lines[0] == f"bad fields in {path}, --set rouns=1, --set best_of=0:"
+    assert lines[1] == f"  {path}: rounds: wrong type (got 'abc'); expected an integer"
+    assert lines[2].startswith("  --set rouns=1: rouns: not a field (got 1)")
+    assert lines[3] == "  --set best_of=0: best_of: out of range (got 0); allowed: 1 <= best_of"
+
+
+def test_a_wrong_type_names_field_value_and_expected_type() -> None:
+    cases = {
+        "rounds=abc": "--set rounds=abc: rounds: wrong type (got 'abc'); expected an integer",
+        "designers=random": "--set designers=random: designers: wrong type (got 'random'); "
+        "expected a list of strings",
+        "seeds=[1, x]": "--set seeds=[1, x]: seeds.1: wrong type (got 'x'); expected an integer",
+        "backend=cpuu": "--set backend=cpuu: backend: not one of the choices (got 'cpuu'); "
+        "allowed: 'cpu' or 'verl'; did you mean 'cpu'?",
+    }
+    for override, expected in cases.items():
+        with pytest.raises(ConfigError) as err:
+            ExperimentConfig.load(CONFIGS / "quick.yaml", [override])
+        assert str(err.value) == expected
+
+
+def test_a_huge_value_is_shown_truncated() -> None:
+    huge = "9" * 5000 + "x"
+    with pytest.raises(ConfigError) as err:
+        ExperimentConfig.load(CONFIGS / "quick.yaml", [f"rounds={huge}"])
+    message = str(err.value)
+    assert len(message) < 300, message
+    assert message.startswith("--set rounds=9999") and "(got '9999" in message
+    assert "expected an integer" in message
+
+
+def test_a_yaml_alias_bomb_gives_a_short_message_quickly(tmp_path: Path) -> None:
+    levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for below, name in zip("abcdefgh", "bcdefghi", strict=True):
+        levels.append(f"{name}: &{name} [{', '.join([f'*{below}'] * 9)}]")
+    path = tmp_path / "bomb.yaml"
+    extra = [f"k{n}: *i" for n in range(5)]
+    path.write_text("\n".join([*levels, *extra, "seeds: *i", "name: *i", ""]))  # 9**9 leaves
+    started = time.monotonic()
+    with pytest.raises(ConfigError) as err:
+        ExperimentConfig.load(path)
+    assert time.monotonic() - started < 5
+    message = str(err.value)
+    assert len(message) < 6000 and len(message.splitlines()) == 21, message
+    assert "name: wrong type (got [[[[...]" in message
+    assert "too short" not in message  # pydantic's echo of the refused seeds
+    assert message.endswith("... and 5 more bad fields")  # 14 keys + name + 9 seeds, cut at 20
+
+
+def test_override_syntax_errors_name_the_set() -> None:
+    with pytest.raises(ConfigError, match=r"^--set rounds: not key=value"):
+        ExperimentConfig.load(CONFIGS / "quick.yaml", ["rounds"])
+    with pytest.raises(ConfigError, match=r"^--set rounds\.x=1: rounds is not a section"):
+        ExperimentConfig.load(CONFIGS / "quick.yaml", ["rounds.x=1"])

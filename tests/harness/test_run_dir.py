@@ -48,3 +48,39 @@ def test_unfinished_rounds_are_not_counted_and_are_cleared(tmp_path: Path) -> No
     assert run.finished_rounds() == [] and run.result() is None
     run.start_round(0)
     assert not (run.round_path(0) / "leftover.txt").exists()
+
+
+def test_a_failure_record_is_one_bounded_line_naming_the_running_round(tmp_path: Path) -> None:
+    run = RunDir(tmp_path, ExperimentConfig(name="e", rounds=2), "random", 0)
+    run.open(resume=False)
+    before = run.write_failure(ValueError("no designer answered\nsecond line"))
+    assert before.round is None and before.message == "no designer answered"
+    assert before.reason() == "ValueError: no designer answered"
+    run.start_round(0)
+    during = run.write_failure(RuntimeError("x" * 5000))
+    assert during.round == 0 and len(during.message) == 400 and during.message.endswith("...")
+    assert during.reason().startswith("RuntimeError in round 1: xxx")
+    assert run.failure() == during and during.time.utcoffset() is not None
+    run.clear_failure()
+    assert run.failure() is None
+    run.clear_failure()  # nothing left to remove is fine
+
+
+def test_a_damaged_failure_record_is_one_line(tmp_path: Path) -> None:
+    run = RunDir(tmp_path, ExperimentConfig(name="e"), "random", 0)
+    run.open(resume=False)
+    (run.path / "failure.json").write_text('{"error": ')
+    with pytest.raises(RunDirError) as caught:
+        run.failure()
+    assert str(caught.value) == (
+        f"{run.path / 'failure.json'} is not valid JSON (line 1, column 11: Expecting value): "
+        "damaged; remove the file, or `--resume` the run"
+    )
+
+
+def test_a_damaged_result_counts_as_no_result_so_resume_redoes_it(tmp_path: Path) -> None:
+    run = RunDir(tmp_path, ExperimentConfig(name="e"), "random", 0)
+    run.open(resume=False)
+    for damaged in (b"", b'{"schema_version": "1"', b"\xff\xfe"):
+        (run.path / "result.json").write_bytes(damaged)
+        assert run.result() is None

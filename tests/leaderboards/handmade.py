@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from itertools import cycle
 from pathlib import Path
 
-from harness.records import InstanceVerdict, ResultRecord, SuiteResult
+from designers import Proposal
+from harness.records import InstanceVerdict, ResultRecord, RoundResult, SuiteResult
 from leaderboards import LoadedRun
-from mapf_env import EvalReport
+from mapf_env import EnvConfig, EvalReport, GenerationStats
 from mapf_env.report import RateCounts
 
 EXPERIMENT = {"name": "hand", "backend": "cpu", "policy": "mlp", "rounds": 1, "designers": [],
@@ -64,3 +65,26 @@ def run(designer: str, seed: int, answers: Answers, **more: Answers) -> LoadedRu
     suites = {"3agents": suite(answers)}
     suites.update({name: suite(a, name) for name, a in more.items()})
     return LoadedRun(Path(f"hand/{designer}/seed-{seed}"), record(designer, seed, suites))
+
+
+def designed(loaded: LoadedRun, reasons: Sequence[str | None], allow: bool = False) -> LoadedRun:
+    """`loaded` with a design step per entry of `reasons`, then a last round without one.
+
+    None: the designer designed; a reason: the step failed and kept the previous configuration.
+    `allow`: the run was started with --allow-design-failures.
+    """
+    config = EnvConfig.uniform()
+    stats = GenerationStats(sizes={}, total=0, seconds=0.0, workers=1)
+    validation = EvalReport(overall=RateCounts(n=1, valid=1, optimal=0), per_size={})
+    proposals: list[Proposal | None] = [
+        Proposal(designer=loaded.record.designer, config=config, kept_previous=reason is not None,
+                 failure_reason=reason, failures=(reason,) if reason else ())
+        for reason in reasons
+    ]  # fmt: skip
+    rounds = [
+        RoundResult(round=i, config=config, stats=stats, validation=validation, proposal=p,
+                    train_seconds=0.1, samples=10, epochs=1)
+        for i, p in enumerate([*proposals, None])
+    ]  # fmt: skip
+    update = {"rounds": tuple(rounds), "allow_design_failures": allow}
+    return LoadedRun(loaded.path, loaded.record.model_copy(update=update))

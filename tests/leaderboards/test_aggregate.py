@@ -46,12 +46,24 @@ def test_interval_contains_the_mean_and_shrinks_with_more_instances() -> None:
     assert width(400) < width(40) / 2
 
 
-def test_one_seed_says_the_interval_is_unknown() -> None:
+def test_one_seed_says_the_interval_is_unknown_once_not_in_every_cell() -> None:
     board = build_board([run("random", 0, rates({3: (10, 4, 2)}))], resamples=FAST)
     cell = board.rows[0].suites["3agents"].valid
     assert cell.low is None and cell.high is None and cell.note == ONE_SEED == "n/a (1 seed)"
     for fmt in ("terminal", "markdown", "html"):
-        assert "40.0 [n/a (1 seed)]" in render(board, fmt)  # type: ignore[arg-type]
+        text = render(board, fmt, details=["size", "subset"])
+        assert text.count("1 seed: no interval") == 1, fmt
+        assert "n/a" not in text and "40.0 [" not in text, fmt
+    assert "| valid | 40.0 | 40.0 |" in render(board, "markdown")
+
+
+def test_a_mixed_board_names_the_designers_without_an_interval() -> None:
+    runs = [run("random", s, rates({3: (50, 10, 5)})) for s in (0, 1)]
+    runs.append(run("lonely", 9, rates({3: (50, 30, 5)})))
+    text = render(build_board(runs, resamples=FAST), "markdown")
+    assert "> 1 seed: no interval for lonely (seed-to-seed variation needs 2+ seeds)" in text
+    assert "| lonely | cpu | mlp | 9 | valid | 60.0 | 60.0 |" in text
+    assert "| +40.0 | +40.0 |" in text, "its delta is bare too"
 
 
 def test_delta_against_the_baseline_and_the_zero_mark() -> None:

@@ -1,4 +1,4 @@
-"""`harness leaderboard show` and `schema` through the real CLI."""
+"""`harness leaderboard show`, `publish` and `schema` through the real CLI."""
 
 from __future__ import annotations
 
@@ -6,9 +6,13 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+from designers import DesignerNotReady
 from harness.cli import app
+from harness.executors import Job, RunOptions, run_job
+from harness.experiment import ExperimentConfig
 from leaderboards import Board
 
 runner = CliRunner()
@@ -40,7 +44,7 @@ def test_bad_input_is_one_line_naming_the_run(compare_root: Path, tmp_path: Path
     unfinished = root / "quick" / "random" / "seed-1"
     (unfinished / "result.json").unlink()
     cases = [
-        (["show", str(root)], f"{unfinished}: unfinished run"),
+        (["show", str(root), "--strict"], f"{unfinished}: unfinished run"),
         (["show", str(tmp_path / "none")], "no such file or directory"),
         (["show", str(compare_root), "--format", "pdf"], "unknown format 'pdf'"),
         (["show", str(compare_root), "--suite-detail", "colour"], "unknown --suite-detail"),
@@ -51,3 +55,53 @@ def test_bad_input_is_one_line_naming_the_run(compare_root: Path, tmp_path: Path
         assert result.exit_code == 2, (args, result.output)
         assert message in result.output and "Traceback" not in result.output, result.output
         assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def _with_a_failed_and_an_unfinished_run(compare_root: Path, tmp_path: Path) -> Path:
+    """The comparison plus `self`, which the cpu backend cannot serve (it fails before round 1),
+    and one run whose benchmarks were never written."""
+    root = tmp_path / "runs"
+    shutil.copytree(compare_root, root)
+    (root / "quick" / "uniform" / "seed-1" / "result.json").unlink()
+    stamp = json.loads((root / "quick" / "random" / "seed-0" / "run.json").read_text())
+    experiment = ExperimentConfig.model_validate(stamp["experiment"])
+    with pytest.raises(DesignerNotReady):
+        run_job(experiment, Job("self", 0), root, RunOptions(), threads=1)
+    return root
+
+
+def test_show_and_publish_skip_what_they_cannot_read(compare_root: Path, tmp_path: Path) -> None:
+    root = _with_a_failed_and_an_unfinished_run(compare_root, tmp_path)
+    shown = runner.invoke(app, ["leaderboard", "show", str(root), "--format", "json",
+                                "--resamples", "200"], env=WIDE)  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    assert len(Board.model_validate_json(shown.stdout).runs) == 3
+    skipped = shown.stderr.strip().splitlines()
+    assert len(skipped) == 2, shown.stderr
+    failed = next(line for line in skipped if line.startswith("skipped (failed): "))
+    assert f"{root / 'quick' / 'self' / 'seed-0'}: failed run (DesignerNotReady: " in failed
+    assert any(line.startswith("skipped (unfinished): ") for line in skipped)
+    site = tmp_path / "site"
+    published = runner.invoke(app, ["leaderboard", "publish", str(root), "--out", str(site),
+                                    "--resamples", "200"], env=WIDE)  # fmt: skip
+    assert published.exit_code == 0, published.output
+    assert published.stderr.strip().splitlines() == skipped
+    assert "3 runs" in published.stdout
+    index = (site / "index.html").read_text()
+    assert "Runs left out" in index and "DesignerNotReady" in index
+    strict = runner.invoke(app, ["leaderboard", "publish", str(root), "--out", str(site),
+                                 "--strict"], env=WIDE)  # fmt: skip
+    assert strict.exit_code == 2 and "(and 1 more runs skipped)" in strict.output
+
+
+def test_a_board_with_no_readable_run_is_refused(compare_root: Path, tmp_path: Path) -> None:
+    root = tmp_path / "runs"
+    shutil.copytree(compare_root / "quick" / "random", root / "quick" / "random")
+    for result in root.rglob("result.json"):
+        result.write_text("")
+    shown = runner.invoke(app, ["leaderboard", "show", str(root)], env=WIDE)
+    assert shown.exit_code == 2, shown.output
+    lines = shown.stderr.strip().splitlines()
+    assert [line.split(":")[0] for line in lines] == ["skipped (unreadable)"] * 2 + ["error"]
+    assert lines[-1] == ("error: none of the 2 runs found can go on a board (each is listed "
+                         "above): finish or repair them, or pass other paths")  # fmt: skip

@@ -1,4 +1,5 @@
-"""Reading real run directories, and every kind of bad input as one line naming the run."""
+"""Reading real run directories: finished runs are loaded, every other run is one skipped line
+naming it (and `strict` refuses them), and incompatible runs are refused."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from harness.experiment import ExperimentConfig
+from harness.run_dir import RunDir
 from harness.summary import size_mean
 from leaderboards import LeaderboardError, build_board, load_runs
 
@@ -53,7 +56,7 @@ def _edit(path: Path, change: Any) -> None:
 
 def _one_line_error(paths: list[Path], *expected: str) -> str:
     with pytest.raises(LeaderboardError) as caught:
-        build_board(load_runs(paths), resamples=FAST)
+        build_board(load_runs(paths, strict=True), resamples=FAST)
     message = str(caught.value)
     assert "\n" not in message
     for part in expected:
@@ -103,3 +106,51 @@ def test_the_same_run_twice_under_two_names_is_refused(compare_root: Path, tmp_p
     root = _copy(compare_root, tmp_path)
     shutil.copytree(root / "quick", root / "quick-again")
     _one_line_error([root], "are both random seed 0")
+
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    garbled = data[:100] + b"\xff\xfe" + data[102:]
+    path.write_bytes({"truncate": data[: len(data) // 2], "empty": b"", "garble": garbled}[how])
+
+
+def test_every_run_that_cannot_go_on_a_board_is_one_skipped_line(
+    compare_root: Path, tmp_path: Path
+) -> None:
+    root = _copy(compare_root, tmp_path)
+    runs = {(d, s): root / "quick" / d / f"seed-{s}" for d in ("random", "uniform") for s in (0, 1)}
+    (runs["uniform", 1] / "result.json").unlink()
+    (runs["random", 1] / "result.json").unlink()
+    stamp = json.loads((runs["random", 1] / "run.json").read_text())
+    experiment = ExperimentConfig.model_validate(stamp["experiment"])
+    RunDir(root, experiment, "random", 1).write_failure(MemoryError("out of memory in training"))
+    _damage(runs["uniform", 0] / "result.json", "garble")
+    loaded = load_runs([root])
+    assert [(r.record.designer, r.record.seed) for r in loaded] == [("random", 0)]
+    kinds = {s.path: s.kind for s in loaded.skipped}
+    assert kinds == {runs["uniform", 1]: "unfinished", runs["random", 1]: "failed",
+                     runs["uniform", 0]: "unreadable"}  # fmt: skip
+    lines = {s.kind: s.line for s in loaded.skipped}
+    assert all("\n" not in line for line in lines.values())
+    assert "all 1 rounds finished" in lines["unfinished"] and "--resume" in lines["unfinished"]
+    assert "MemoryError: out of memory in training" in lines["failed"]
+    assert "result.json is not UTF-8 text" in lines["unreadable"]
+    assert len(build_board(loaded, resamples=FAST).runs) == 1
+    _edit(runs["random", 0] / "result.json", lambda d: d.update(schema_version="2"))
+    other = load_runs([root]).skipped
+    assert {s.kind for s in other} == {"unfinished", "failed", "unreadable", "other-version"}
+    assert not load_runs([root])
+
+
+@pytest.mark.parametrize("how", ["truncate", "empty", "garble"])
+def test_a_damaged_result_is_skipped_naming_the_file(
+    compare_root: Path, tmp_path: Path, how: str
+) -> None:
+    root = _copy(compare_root, tmp_path)
+    run = root / "quick" / "random" / "seed-0"
+    _damage(run / "result.json", how)
+    (skipped,) = load_runs([root]).skipped
+    assert skipped.kind == "unreadable" and skipped.path == run
+    assert skipped.line.startswith(f"{run}: result.json is ") and "damaged" in skipped.line
+    assert skipped.line.endswith("`--resume` runs the final benchmarks again, or remove the run")
+    _one_line_error([root], str(run), "result.json")

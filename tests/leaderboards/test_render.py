@@ -10,9 +10,18 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from leaderboards import Board, board_json_schema, build_board, load_runs, render
+from leaderboards import (
+    Board,
+    board_json_schema,
+    build_board,
+    load_runs,
+    render,
+    terminal_renderable,
+)
 from leaderboards.render.tidy import FIELDS
+from tests.leaderboards.handmade import rates, run
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +82,25 @@ def test_terminal_shows_the_tables_and_the_reference(board: Board) -> None:
              "How greedy answers ended", "Designer cost", "reported, not reproduced")  # fmt: skip
     for part in parts:
         assert part in text
+
+
+OPEN_INTERVAL = re.compile(r"\[[+-]?\d+\.\d,(?![^\]]*\])")
+"""An interval whose closing bracket is not on the same line: it was wrapped."""
+
+
+def test_size_details_at_140_columns_split_tables_instead_of_wrapping_intervals() -> None:
+    sizes = rates({s: (20, 4 + s, 2 + s // 2) for s in range(3, 11)})
+    runs = [run(name, seed, sizes, **{"4agents": sizes, "5agents": sizes})
+            for name in ("random", "llm:openai/gpt-4o-mini") for seed in (0, 1)]  # fmt: skip
+    board = build_board(runs, resamples=200, details=["size"])
+    buffer = io.StringIO()
+    Console(file=buffer, width=140, color_system=None).print(terminal_renderable(board, ["size"]))
+    text = buffer.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 140
+    assert not [line for line in text.splitlines() if OPEN_INTERVAL.search(line)], text
+    assert re.search(r"\d+\.\d \[\d+\.\d, \d+\.\d\]", text), "intervals are drawn"
+    assert "3agents by map size: rate (%) [95% CI] (continued)" in text
+    for key in map(str, range(3, 11)):  # every size column is still there, in one of the parts
+        assert re.search(rf"┃\s+{key} ┃", text), key
+    wide = render(board, "terminal", details=["size"], width=400)
+    assert "(continued)" not in wide, "a table that fits is drawn whole"

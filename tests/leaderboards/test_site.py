@@ -53,8 +53,8 @@ def _hostile(run: LoadedRun) -> LoadedRun:
 
 @pytest.fixture(scope="module")
 def site(compare_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    runs = load_runs([compare_root])
-    runs = [_hostile(runs[0]), *runs[1:]]
+    read = load_runs([compare_root])
+    runs = [_hostile(read[0]), *read[1:]]
     out = tmp_path_factory.mktemp("site") / "site"
     result = publish_site(runs, out, resamples=200, reference=True)
     assert result.out == out and len(result.board.runs) == 4
@@ -226,3 +226,61 @@ def test_the_browser_helper_reports_errors(tmp_path: Path, browser: Chromium) ->
     load = browser.open(page)
     assert any("console error: x" in e for e in load.errors), load.errors
     assert any("missing.svg" in e or "ERR_FILE_NOT_FOUND" in e for e in load.errors), load.errors
+
+
+# -- failed design steps ----------------------------------------------------------------------
+
+
+def _failing(run: LoadedRun, designer: str, allow: bool) -> LoadedRun:
+    """`run` as `designer`'s, its design step after round 0 failed for missing credentials."""
+    first = run.record.rounds[0]
+    proposal = Proposal(designer=designer, config=first.config, kept_previous=True,
+                        failure_reason="missing credentials",
+                        failures=("no API key: set OPENAI_API_KEY",))  # fmt: skip
+    rounds = (first.model_copy(update={"proposal": proposal}), *run.record.rounds[1:])
+    update = {"rounds": rounds, "designer": designer, "allow_design_failures": allow}
+    return LoadedRun(run.path, run.record.model_copy(update=update))
+
+
+@pytest.fixture(scope="module")
+def flagged_site(compare_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """random as run; uniform failing every step (unranked); gpt the same, but allowed."""
+    read = load_runs([compare_root])
+    uniform = [r for r in read if r.record.designer == "uniform"]
+    runs = [r for r in read if r.record.designer == "random"]
+    runs += [_failing(r, "uniform", allow=False) for r in uniform]
+    runs += [_failing(r, "gpt", allow=True) for r in uniform]
+    out = tmp_path_factory.mktemp("flagged") / "site"
+    publish_site(runs, out, resamples=100)
+    return out
+
+
+def test_the_site_flags_failed_design_steps_and_lists_the_unranked(flagged_site: Path) -> None:
+    index = (flagged_site / "index.html").read_text()
+    assert (
+        "uniform: not ranked: 2/2 design steps failed (missing credentials); its runs trained "
+        "on the round-0 configuration throughout (--allow-design-failures shows it, flagged)"
+    ) in index
+    assert '<td class="text">gpt ‡</td>' in index and "uniform ‡" not in index
+    assert (
+        "‡ gpt: 2/2 design steps failed: missing credentials; shown because its runs were "
+        "started with --allow-design-failures"
+    ) in index
+    runs_table = index.split('<section id="runs">')[1]
+    assert runs_table.count("1/1 design steps failed: missing credentials (not ranked)") == 2
+    assert runs_table.count('class="text failure">1/1 design steps failed') == 4
+    assert 'href="runs/uniform-seed-1.html"' in runs_table, "its runs keep their pages"
+    page = (flagged_site / "runs/uniform-seed-0.html").read_text()
+    assert (
+        "1/1 design steps failed: missing credentials; not ranked on the board: every design "
+        "step of uniform failed, so its runs trained on the round-0 configuration throughout"
+    ) in page
+    assert "No usable answer (missing credentials): the previous configuration was kept." in page
+    shown = (flagged_site / "runs/gpt-seed-0.html").read_text()
+    assert "1/1 design steps failed: missing credentials (each kept the previous" in shown
+    validation = (flagged_site / "plots/validation.svg").read_text()
+    assert "<!-- gpt -->" in validation and "<!-- uniform -->" not in validation
+    board = json.loads((flagged_site / "board.json").read_text())
+    assert [u["designer"] for u in board["unranked"]] == ["uniform"]
+    assert sorted(r["designer"] for r in board["rows"]) == ["gpt", "random"]
+    assert "\ndesign,uniform,designer," in (flagged_site / "board.csv").read_text()

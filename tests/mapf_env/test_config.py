@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path as FsPath
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -137,3 +139,55 @@ def test_projection_always_lands_inside_the_constraints(
         assert s.ratio >= 0 and 0 <= s.hole_ratio <= MAX_HOLE_RATIO and 0 <= s.wait_ratio <= 1
     again = project(config)
     assert again.config == config and not again.changed  # projection is idempotent
+
+
+def test_a_typo_under_every_size_is_one_line_with_a_suggestion() -> None:
+    sizes = {f"{s}x{s}": {"ratio": 1 / 8, "holes_ratio": 0.2, "wait_ratio": 0.5} for s in SIZES}
+    with pytest.raises(ConfigError) as err:
+        EnvConfig.from_mapping({"sizes": sizes}, "mine.yaml")
+    message = str(err.value)
+    assert message.count("\n") == 0, message
+    assert message.startswith("mine.yaml: sizes.{3x3,4x4,5x5,6x6,7x7,8x8,9x9,10x10}.holes_ratio:")
+    assert "not a field (got 0.2)" in message and message.endswith("did you mean 'hole_ratio'?")
+    assert "required" not in message  # the missing hole_ratio is the same mistake
+
+
+def test_each_bad_field_is_one_line_naming_value_and_what_is_allowed(tmp_path: FsPath) -> None:
+    config = EnvConfig.uniform().model_dump(mode="json")
+    config["sizes"] = {f"{s}x{s}": v for s, v in config["sizes"].items()}
+    config["sizes"]["4x4"]["hole_ratio"] = 0.9
+    config["sizes"]["5x5"]["ratio"] = "lots"
+    config["objective"] = "makespn"
+    path = tmp_path / "env.yaml"
+    path.write_text(yaml.safe_dump(config))
+    with pytest.raises(ConfigError) as err:
+        EnvConfig.load(path)
+    assert str(err.value).splitlines() == [
+        f"{path}:",
+        "  objective: not one of the choices (got 'makespn'); allowed: 'soc' or 'makespan'; "
+        "did you mean 'makespan'?",
+        "  sizes.4x4.hole_ratio: out of range (got 0.9); allowed: 0 <= hole_ratio <= 0.5",
+        "  sizes.5x5.ratio: wrong type (got 'lots'); expected a number",
+    ]
+    assert err.value.lines == tuple(line.strip() for line in str(err.value).splitlines()[1:])
+
+
+def test_true_is_not_a_number() -> None:
+    sizes = {s: {"ratio": True, "hole_ratio": 0.1, "wait_ratio": 0.1} for s in SIZES}
+    sizes[3] = {"ratio": 0.5, "hole_ratio": False, "wait_ratio": 0.1}
+    with pytest.raises(ConfigError) as err:
+        EnvConfig.from_mapping({"sizes": sizes})
+    assert err.value.lines == (
+        "sizes.3x3.hole_ratio: must be a number, not false (got False)",
+        "sizes.{4x4,5x5,6x6,7x7,8x8,9x9,10x10}.ratio: must be a number, not true (got True)",
+    )
+
+
+def test_change_set_errors_are_collected_not_first_only() -> None:
+    with pytest.raises(ConfigError) as err:
+        merge(EnvConfig.uniform(), {"7x7": {"ratio": "x"}, "sizes": {"8": {"wait_ratoi": 0.1}}})
+    assert err.value.lines == (
+        "sizes.7x7.ratio: wrong type (got 'x'); expected a number",
+        "sizes.8x8.wait_ratoi: not a field (got 0.1); fields are ratio, hole_ratio, wait_ratio; "
+        "did you mean 'wait_ratio'?",
+    )

@@ -5,6 +5,11 @@ busy-waiting threads spin between the many small kernels of a rollout; on a mach
 also doing other work that made rounds about 12x slower. `setdefault` leaves a user's choice
 alone, and it has no effect if torch was already imported before this package.
 
+The kernels torch and MKL choose by CPU are pinned here too, before torch computes anything
+(`harness.machine.pin_cpu_kernels`: ``ATEN_CPU_CAPABILITY=avx2``, ``MKL_CBWR=AVX2``), so that
+the same seed computes alike on more machines; what was in effect is read back into every
+run record.
+
 glibc's allocator is told to keep freed memory (see `keep_freed_memory`), for the same kind
 of reason: a training step allocates and frees tens of MB of activations, and by default
 glibc hands such blocks back to the kernel at once, so every step faulted them in afresh, a
@@ -15,10 +20,14 @@ import ctypes
 import os
 import sys
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+from harness.machine import pin_cpu_kernels
 
-from harness.backends.cpu.backend import CpuBackend
-from harness.backends.cpu.settings import CpuLearnerSettings
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+pin_cpu_kernels()
+
+# After the pinning above, which must precede torch's first use (see the module docstring).
+from harness.backends.cpu.backend import CpuBackend  # noqa: E402
+from harness.backends.cpu.settings import CpuLearnerSettings  # noqa: E402
 
 __all__ = ["CpuBackend", "CpuLearnerSettings"]
 

@@ -12,7 +12,10 @@ of their own.
 Determinism: every random draw (initial weights, priority orders, sampled actions, batch
 order) comes from a `torch.Generator` seeded by the caller, so the same seed gives the same
 answers on the same machine with the same thread count. Across machines or thread counts,
-float reductions may be summed in another order and a near-tie between two actions can flip.
+float reductions may be summed in another order and a near-tie between two actions can flip;
+the package pins torch's and MKL's kernels where they allow it, and `machine` says what ran
+(precision, CPU, kernels, versions, threads), which every run record keeps
+(`harness.machine`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from harness.backends.cpu.grpo import by_agent_count, grpo_step
 from harness.backends.cpu.policy import AgentPolicy
 from harness.backends.cpu.rollout import rollout
 from harness.backends.cpu.settings import CpuLearnerSettings
+from harness.machine import MachineRecord, current_machine
 from mapf_env import Instance, RunningValidRate
 
 EVAL_CHUNK = 4096
@@ -114,7 +118,8 @@ class CpuBackend:
                 ro = rollout(
                     self.policy, [instances[i] for i in part], samples=samples, greedy=greedy,
                     generator=generator, record=False, window=self.settings.window,
-                    horizon_factor=self.settings.max_steps_factor, bf16=self.settings.bf16,
+                    horizon_factor=self.settings.max_steps_factor,
+                    precision=self.settings.precision,
                 )  # fmt: skip
                 for k, i in enumerate(part):
                     out[i] = ro.answers[k * samples : (k + 1) * samples]
@@ -146,6 +151,10 @@ class CpuBackend:
         self.running = RunningValidRate(initial=float(state["running"]))
         self.running.updates = int(state["running_updates"])
         self.steps_done = int(state["steps_done"])
+
+    def machine(self) -> MachineRecord:
+        """How this backend computes: its precision, this CPU and its kernels, versions, threads."""
+        return current_machine(self.settings.precision, torch.get_num_threads())
 
     def endpoint(self, which: Literal["policy", "base"]) -> Endpoint | None:
         """None: a small MLP cannot serve chat completions (see the module docstring)."""

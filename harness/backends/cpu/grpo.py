@@ -53,6 +53,7 @@ from harness.backends.base import TrainStep
 from harness.backends.cpu.policy import Activations, AgentPolicy, concat, log_probs
 from harness.backends.cpu.rollout import Rollout, autocast, rollout
 from harness.backends.cpu.settings import CpuLearnerSettings
+from harness.machine import Precision
 from mapf_env import Instance, RewardBreakdown, RunningValidRate, reward
 
 CHUNK_ROWS = 32768
@@ -127,7 +128,7 @@ def group_advantages(rewards: torch.Tensor, samples: int) -> torch.Tensor:
     return adv.reshape(-1)
 
 
-def chunks(ro: Rollout, reference: AgentPolicy | None, bf16: bool) -> list[Chunk]:
+def chunks(ro: Rollout, reference: AgentPolicy | None, precision: Precision) -> list[Chunk]:
     """The rollout's recorded steps in chunks of about `CHUNK_ROWS` decisions, in order.
 
     Each gets the reference policy's log-probabilities; `reference` None means the policy is
@@ -146,7 +147,7 @@ def chunks(ro: Rollout, reference: AgentPolicy | None, bf16: bool) -> list[Chunk
             if reference is None:
                 ref = log_probs(kept.logits, mask)
             else:
-                with torch.no_grad(), autocast(bf16):
+                with torch.no_grad(), autocast(precision):
                     ref = reference(kept.inputs[0], mask)
             actions = torch.cat([s.actions for s in part])
             out.append(Chunk(episodes, mask, actions, kept, ref))
@@ -260,11 +261,12 @@ def grpo_step(
         group = [instances[i] for i in idx]
         ro = rollout(
             policy, group, samples=n, greedy=False, generator=generator, record=True,
-            window=settings.window, horizon_factor=settings.max_steps_factor, bf16=settings.bf16,
+            window=settings.window, horizon_factor=settings.max_steps_factor,
+            precision=settings.precision,
         )  # fmt: skip
         scored, parts = overlap(
             partial(score, group, ro, n, running.value, settings.progress_reward),
-            partial(chunks, ro, reference, settings.bf16),
+            partial(chunks, ro, reference, settings.precision),
         )
         advantages = group_advantages(scored.rewards, n)
         batch += [decisions(part, advantages) for part in parts]

@@ -24,12 +24,12 @@ import copy
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
-from functools import cache
 
 import torch
 
 from harness.backends.cpu.features import MOVES, Boards, build_boards, observe
 from harness.backends.cpu.policy import Activations, AgentPolicy
+from harness.machine import Precision
 from mapf_env import Instance
 
 PARALLEL_ROWS = 1024
@@ -62,30 +62,17 @@ class Rollout:
     agents: int = 2
 
 
-@cache
-def cpu_has_bf16() -> bool:
-    """True when the CPU has avx512_bf16 or amx_bf16 (bf16 is slower than fp32 without them).
-
-    Cached: it is asked at every time step, and the CPU does not change under a process.
-    """
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="ignore") as f:
-            flags = f.read()
-    except OSError:
-        return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
-
-
-def autocast(enabled: bool) -> AbstractContextManager[object]:
-    """bf16 autocast on CPU when asked for and the CPU has native bf16, else nothing."""
-    if enabled and cpu_has_bf16():
+def autocast(precision: Precision) -> AbstractContextManager[object]:
+    """bf16 autocast on CPU for ``bf16`` (native or emulated, see `harness.machine`); nothing
+    for ``fp32``."""
+    if precision == "bf16":
         return torch.autocast("cpu", dtype=torch.bfloat16)
     return nullcontext()
 
 
-def input_dtype(bf16: bool) -> torch.dtype:
-    """The dtype observations are stored in: what the first layer reads under `autocast(bf16)`."""
-    return torch.bfloat16 if bf16 and cpu_has_bf16() else torch.float32
+def input_dtype(precision: Precision) -> torch.dtype:
+    """The dtype observations are stored in: what the first layer reads under `autocast`."""
+    return torch.bfloat16 if precision == "bf16" else torch.float32
 
 
 def acting_copy(policy: AgentPolicy, dtype: torch.dtype) -> AgentPolicy:
@@ -152,7 +139,7 @@ def rollout(
     record: bool,
     window: int,
     horizon_factor: float,
-    bf16: bool,
+    precision: Precision,
 ) -> Rollout:
     """`samples` episodes per instance (all with the same agent count), answered as text.
 
@@ -163,7 +150,7 @@ def rollout(
         boards = build_boards(instances, samples, window, horizon_factor)
         prio = _priorities(boards.episodes, boards.agents, generator)
         moves = MOVES[:, 0] * boards.side + MOVES[:, 1]  # flat cell change of each action
-        dtype = input_dtype(bf16)
+        dtype = input_dtype(precision)
         actor = acting_copy(policy, dtype)
         pos = boards.starts.clone()
         history = [pos.clone()]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from harness.machine import Precision, native_bf16
 
 
 class CpuLearnerSettings(BaseModel):
@@ -35,8 +39,23 @@ class CpuLearnerSettings(BaseModel):
         description="Bonus x share of distance to goals covered, paid to invalid episodes only.",
     )
     grad_clip: float = Field(default=1.0, gt=0.0, description="Max gradient norm per step.")
-    bf16: bool = Field(default=True, description="bf16 autocast where the CPU supports it.")
+    precision: Precision = Field(
+        default="fp32",
+        description="fp32, or bf16 autocast: native where the CPU has bf16 instructions, "
+        "emulated (slower) where it has not. Never chosen from the CPU's features, so a run "
+        "computes in the format its config names on every machine.",
+    )
     threads: int | None = Field(
         default=None, ge=1, description="torch threads; None = the machine's cores."
     )
     seed: int = Field(default=0, description="Default seed for `initialise`.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_bf16(cls, data: Any) -> Any:
+        """Settings saved before `precision` said ``bf16: true|false``, which meant bf16 only
+        where the CPU had it natively: read them as the precision that flag ran with here."""
+        if isinstance(data, dict) and "bf16" in data and "precision" not in data:
+            data = dict(data)
+            data["precision"] = "bf16" if data.pop("bf16") and native_bf16() else "fp32"
+        return data

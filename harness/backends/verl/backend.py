@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Literal
 
 from designers import Endpoint
-from harness.backends.base import BackendUnavailable, RoundTraining, Served, TrainStep
+from harness.backends.base import RoundTraining, Served, TrainStep
 from harness.backends.verl import process
 from harness.backends.verl.curves import RoundCurves
 from harness.backends.verl.generate import (
@@ -80,17 +80,14 @@ class VerlBackend:
     """GRPO with verl, evaluation and serving with vLLM; see the module docstring."""
 
     name = "verl"
+    serves_models = True
+    """`self` and `base` are served through vLLM during the design step."""
 
     def __init__(
         self, experiment: ExperimentConfig, workdir: Path, runtime: VerlRuntime | None = None
     ) -> None:
         if experiment.verl is None:
             raise ValueError("the verl backend needs the experiment's verl section")
-        if experiment.policy == "mlp":
-            raise BackendUnavailable(
-                "policy 'mlp' is the CPU learner's network; the verl backend trains a Hugging "
-                "Face model: set policy (e.g. --set policy=Qwen/Qwen3-4B)"
-            )
         logger = experiment.verl.logger
         self.settings: VerlSettings = experiment.verl.model_copy(
             update={"logger": logger if "file" in logger else (*logger, "file")}

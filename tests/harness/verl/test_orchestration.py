@@ -30,7 +30,7 @@ from harness.backends.verl.runtime import PPO_ENV, VerlCommands, VerlRuntime
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
-from mapf_env import EnvConfig, generate
+from mapf_env import ConfigError, EnvConfig, generate
 from tests.designers.openai_server import FAST
 
 HERE = Path(__file__).resolve().parent
@@ -195,8 +195,8 @@ def test_make_backend_names_the_extra_when_verl_or_vllm_is_missing(tmp_path: Pat
         pytest.skip("verl and vLLM are both installed here")
     with pytest.raises(BackendUnavailable, match=r"\[gpu\]"):
         make_backend(experiment(), workdir=tmp_path)
-    with pytest.raises(BackendUnavailable, match="policy 'mlp'"):
-        VerlBackend(experiment(policy="mlp"), tmp_path)
+    with pytest.raises(ConfigError, match="policy 'mlp'"):  # refused with the config itself
+        experiment(policy="mlp")
 
 
 # --- within a round: crashes and resumes ----------------------------------------------------

@@ -1,0 +1,66 @@
+"""What `harness run` / `compare` say when they end other than cleanly: stopped by a signal,
+or finished with designers that never designed."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.executors import Job
+from harness.experiment import ExperimentConfig
+from harness.records import ResultRecord
+from harness.run_dir import RESULT_FILE, ROUND_FILE, RUN_FILE, RunDir
+from harness.summary import design_note, never_designed
+
+
+def run_states(experiment: ExperimentConfig, jobs: Sequence[Job], root: Path) -> list[str]:
+    """One line per run: finished, partial (how far), or not started, read from its files."""
+    lines = []
+    for job in jobs:
+        path = RunDir(root, experiment, job.designer, job.seed).path
+        done = sum(1 for _ in path.glob(f"round-*/{ROUND_FILE}"))
+        if (path / RESULT_FILE).is_file():
+            state = "finished"
+        elif (path / RUN_FILE).is_file():
+            state = f"partial: {done} of {experiment.rounds} rounds finished"
+        else:
+            state = "not started"
+        lines.append(f"  {job.designer} seed {job.seed}: {state} ({path})")
+    return lines
+
+
+def rerun_command(*flags: str, argv: Sequence[str] | None = None) -> str:
+    """The command line that was run, with `flags` added where missing, ready to paste."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    words += [flag for flag in flags if flag not in words]
+    return shlex.join(["harness", *words])
+
+
+def interrupted_lines(
+    signal_name: str, experiment: ExperimentConfig, jobs: Sequence[Job], root: Path
+) -> list[str]:
+    """The message of an interrupted comparison: each run's state and how to continue."""
+    return [
+        f"interrupted by {signal_name}: stopped every run; finished rounds are kept, "
+        "unfinished ones are trained again on resume",
+        *run_states(experiment, jobs, root),
+        f"continue with: {rerun_command('--resume')}",
+    ]
+
+
+def undesigned(records: Sequence[ResultRecord], allowed: bool) -> list[str]:
+    """One line per designer whose every design step failed (empty with `allowed`)."""
+    if allowed:
+        return []
+    lines = []
+    for designer in dict.fromkeys(r.designer for r in records):
+        mine = [r for r in records if r.designer == designer]
+        if never_designed(mine):
+            lines.append(
+                f"designer {designer!r} never designed ({design_note(mine)}): its runs trained "
+                "on the round-0 configuration throughout and boards will not rank it; fix the "
+                "cause and run it again, or pass --allow-design-failures to keep it, flagged"
+            )
+    return lines

@@ -1,0 +1,135 @@
+"""Every run of a comparison checked before any work starts, every problem reported at once.
+
+A comparison can take hours; a problem that shows only when a worker reaches it (a misspelt
+designer option, a missing API key, `self` on a backend that serves no model) would surface
+after the other runs have spent that time, or -- worse -- let a designer that cannot design
+run on and be ranked. So `preflight` builds every designer exactly as the runs will, checks
+the backend's packages and the output directory, and raises `PreflightFailed` with one line
+per problem. It writes nothing: no run directory exists until every check has passed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from pathlib import Path
+
+from designers import (
+    DesignerLoadError,
+    DesignerNotReady,
+    DesignerOptionsError,
+    UnknownDesigner,
+    designer_option_problems,
+)
+from harness.backends.factory import BackendUnavailable, backend_serves_models, check_backend
+from harness.experiment import ExperimentConfig
+from harness.loop import designer_options, make_designer
+from harness.run_dir import RunDir
+from mapf_env import ConfigError
+
+DESIGNER_ERRORS = (UnknownDesigner, DesignerLoadError, DesignerNotReady, DesignerOptionsError,
+                   ConfigError, ValueError, TypeError)  # fmt: skip
+"""What building a designer raises when its name, options or setup are wrong."""
+
+
+class PreflightFailed(RuntimeError):
+    """The comparison cannot start; `problems` holds one line per problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+def preflight(
+    experiment: ExperimentConfig,
+    root: Path,
+    *,
+    resume: bool = False,
+    ray_address: str | None = None,
+    dry_run: bool = False,
+) -> None:
+    """Raise `PreflightFailed` unless every (designer, seed) run of `experiment` can start.
+
+    A dry run prints what would be launched and launches nothing, so it checks the designers
+    but neither the backend's packages (it is how a laptop previews a cluster's commands) nor
+    the run directories.
+    """
+    problems = [
+        *([] if dry_run else backend_problems(experiment, ray_address)),
+        *designer_problems(experiment),
+        *([] if dry_run else output_problems(experiment, root, resume=resume)),
+    ]
+    if problems:
+        raise PreflightFailed(problems)
+
+
+def backend_problems(experiment: ExperimentConfig, ray_address: str | None) -> list[str]:
+    try:
+        check_backend(experiment, ray_address)
+    except BackendUnavailable as err:
+        return [str(err)]
+    return []
+
+
+def designer_problems(experiment: ExperimentConfig) -> list[str]:
+    """Unknown names and options, bad option values, and designers that cannot work here."""
+    problems = [_stray_options(experiment, key) for key in experiment.designer_options
+                if key not in experiment.designers]  # fmt: skip
+    try:
+        serves = backend_serves_models(experiment.backend)
+    except BackendUnavailable:
+        serves = False  # reported by backend_problems
+    for name in dict.fromkeys(experiment.designers):
+        problems += _one_designer(experiment, name, serves_models=serves)
+    return problems
+
+
+def _one_designer(experiment: ExperimentConfig, name: str, *, serves_models: bool) -> list[str]:
+    try:
+        bad = designer_option_problems(name, designer_options(experiment, name))
+        if bad:
+            return bad
+        make_designer(experiment, name, serves_models=serves_models)
+    except DESIGNER_ERRORS as err:
+        lines = str(err).splitlines() or [type(err).__name__]
+        return [line if line.startswith("designer") else f"designer {name!r}: {line}"
+                for line in lines]  # fmt: skip
+    return []
+
+
+def _stray_options(experiment: ExperimentConfig, key: str) -> str:
+    close = difflib.get_close_matches(key, experiment.designers, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return (
+        f"designer_options.{key}: no designer {key!r} in this comparison (designers: "
+        f"{', '.join(experiment.designers)}){hint}"
+    )
+
+
+def output_problems(experiment: ExperimentConfig, root: Path, *, resume: bool) -> list[str]:
+    """`root` must be a writable directory (or creatable); each run directory must be free
+    (a fresh start) or hold this experiment's run, readable (a resume)."""
+    problem = _not_writable(root)
+    if problem is not None:
+        return [problem]
+    designers = dict.fromkeys(experiment.designers)
+    runs = [RunDir(root, experiment, d, seed) for d in designers for seed in experiment.seeds]
+    return [p for p in (run.problem(resume) for run in runs) if p is not None]
+
+
+def _not_writable(root: Path) -> str | None:
+    """Why run directories cannot be written under `root`, probed without leaving a trace."""
+    existing = root
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"--out {root}: {existing} is not a directory"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"--out {root}: {existing} is not writable; choose another --out"
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as err:
+        return f"--out {root}: cannot write in {existing} ({err.strerror}); choose another --out"
+    return None

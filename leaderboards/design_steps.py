@@ -1,0 +1,45 @@
+"""Design steps that failed: counted per designer over its runs, and whether it is ranked.
+
+A design step fails when the designer could not use its answer (no API key, a rate limit, no
+usable change set after retries) and the loop kept the previous configuration. A designer with
+some failed steps is flagged with the count and its most common reasons; one whose every step
+failed trained on the round-0 configuration throughout, so its numbers are round 0's under its
+name: boards leave it unranked unless its runs were started with --allow-design-failures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.design_tally import reason_text, tally_design_steps
+from harness.records import ResultRecord
+from leaderboards.board import DesignFailures
+
+
+def design_failures(records: Sequence[ResultRecord]) -> DesignFailures | None:
+    """The failed design steps of `records` (one designer's runs); None when none failed."""
+    tally = tally_design_steps(records)
+    if tally is None:
+        return None
+    return DesignFailures(failed=tally.failed, steps=tally.steps, reasons=tally.reasons,
+                          allowed=tally.allowed, summary=tally.summary)  # fmt: skip
+
+
+def unranked_note(designer: str, flag: DesignFailures) -> str:
+    """The one line a board prints for a designer it leaves unranked."""
+    return (
+        f"{designer}: not ranked: {flag.failed}/{flag.steps} design steps failed "
+        f"({reason_text(flag.reasons)}); its runs trained on the round-0 configuration "
+        "throughout (--allow-design-failures shows it, flagged)"
+    )
+
+
+def flag_note(designer: str, flag: DesignFailures) -> str:
+    """What a flagged row's note says: the count and reasons, and why it is shown at all."""
+    note = f"{designer}: {flag.summary}"
+    if flag.all_failed:
+        note += (
+            "; shown because its runs were started with --allow-design-failures: they trained "
+            "on the round-0 configuration throughout"
+        )
+    return note

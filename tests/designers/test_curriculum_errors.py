@@ -1,0 +1,56 @@
+"""A curriculum's mistakes are found at load, one line each, naming the stage and the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from designers.builtin.curriculum import HandCurriculumDesigner, load_schedule
+from mapf_env import ConfigError
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "mine.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_typo_in_a_later_stage_names_the_stage_and_the_field(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "name: mine\nstages:\n"
+        "  - {'3x3': {ratio: 1.0}}\n"
+        "  - {'7x7': {holes_ratio: 0.3}, sizes: {'8x8': {holes_ratio: 0.3}, 9x9: {ratio: lots}}}\n"
+        "  - {'12x12': {ratio: 1}}\n",
+    )
+    with pytest.raises(ConfigError) as err:
+        load_schedule(path)
+    assert str(err.value).splitlines() == [
+        f"curriculum {path}:",
+        "  stages.1.sizes.{7x7,8x8}.holes_ratio: not a field (got 0.3); "
+        "fields are ratio, hole_ratio, wait_ratio; did you mean 'hole_ratio'?",
+        "  stages.1.sizes.9x9.ratio: wrong type (got 'lots'); expected a number",
+        "  stages.2: size 12 is not offered; sizes are 3..10",
+    ]
+
+
+def test_a_typo_in_the_schedule_itself_gets_a_suggestion(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: mine\nstage:\n  - {'3x3': {ratio: 1.0}}\n")
+    with pytest.raises(ConfigError) as err:
+        HandCurriculumDesigner(schedule=path)
+    assert str(err.value) == (
+        f"curriculum {path}: stage: not a field (got [{{'3x3': {{'ratio': 1.0}}}}]); "
+        "fields are name, description, stages; did you mean 'stages'?"
+    )  # and no "stages: missing": that is the same mistake
+
+
+def test_broken_yaml_and_unknown_names_say_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"^curriculum .*mine\.yaml: not valid YAML"):
+        load_schedule(write(tmp_path, "stages: [unclosed\n"))
+    with pytest.raises(ConfigError) as err:
+        load_schedule("easy_to_hadr")
+    assert str(err.value) == (
+        "no built-in curriculum 'easy_to_hadr': the shipped ones are easy_to_hard; "
+        "did you mean 'easy_to_hard'? (or give the path of a YAML file)"
+    )
