@@ -128,10 +128,13 @@ def run_designer(
     return record
 
 
-def make_designer(experiment: ExperimentConfig, name: str, *, serves_models: bool) -> Designer:
+def make_designer(
+    experiment: ExperimentConfig, name: str, *, serves_models: bool, ready: bool = True
+) -> Designer:
     """The named designer with its options (LLM designers get the experiment's variant),
-    checked before any training: its options, its own readiness, and a server for the models
-    it asks (`serves_models`: whether the backend serves its checkpoints)."""
+    checked before any training: its options, a server for the models it asks
+    (`serves_models`: whether the backend serves its checkpoints) and, with `ready`, its own
+    readiness on this machine (keys, packages)."""
     designer = create_designer(name, **designer_options(experiment, name))
     if backend_endpoints(designer) and not serves_models:
         raise DesignerNotReady(
@@ -140,7 +143,8 @@ def make_designer(experiment: ExperimentConfig, name: str, *, serves_models: boo
             f"e.g. --set 'designer_options.{name}.endpoint={{base_url: "
             f"http://127.0.0.1:8000/v1, model: my-model}}'"
         )
-    ensure_ready(designer)
+    if ready:
+        ensure_ready(designer)
     return designer
 
 

@@ -51,13 +51,13 @@ def preflight(
 ) -> None:
     """Raise `PreflightFailed` unless every (designer, seed) run of `experiment` can start.
 
-    A dry run prints what would be launched and launches nothing, so it checks the designers
-    but neither the backend's packages (it is how a laptop previews a cluster's commands) nor
-    the run directories.
+    A dry run prints what would be launched and launches nothing -- it is how a laptop
+    previews a cluster's commands -- so it checks what the experiment says (designer names,
+    options, servers) but not what this machine has (packages, keys, run directories).
     """
     problems = [
         *([] if dry_run else backend_problems(experiment, ray_address)),
-        *designer_problems(experiment),
+        *designer_problems(experiment, ready=not dry_run),
         *([] if dry_run else output_problems(experiment, root, resume=resume)),
     ]
     if problems:
@@ -72,8 +72,9 @@ def backend_problems(experiment: ExperimentConfig, ray_address: str | None) -> l
     return []
 
 
-def designer_problems(experiment: ExperimentConfig) -> list[str]:
-    """Unknown names and options, bad option values, and designers that cannot work here."""
+def designer_problems(experiment: ExperimentConfig, *, ready: bool = True) -> list[str]:
+    """Unknown names and options, bad option values, and (with `ready`) designers that cannot
+    work on this machine."""
     problems = [_stray_options(experiment, key) for key in experiment.designer_options
                 if key not in experiment.designers]  # fmt: skip
     try:
@@ -81,16 +82,18 @@ def designer_problems(experiment: ExperimentConfig) -> list[str]:
     except BackendUnavailable:
         serves = False  # reported by backend_problems
     for name in dict.fromkeys(experiment.designers):
-        problems += _one_designer(experiment, name, serves_models=serves)
+        problems += _one_designer(experiment, name, serves_models=serves, ready=ready)
     return problems
 
 
-def _one_designer(experiment: ExperimentConfig, name: str, *, serves_models: bool) -> list[str]:
+def _one_designer(
+    experiment: ExperimentConfig, name: str, *, serves_models: bool, ready: bool
+) -> list[str]:
     try:
         bad = designer_option_problems(name, designer_options(experiment, name))
         if bad:
             return bad
-        make_designer(experiment, name, serves_models=serves_models)
+        make_designer(experiment, name, serves_models=serves_models, ready=ready)
     except DESIGNER_ERRORS as err:
         lines = str(err).splitlines() or [type(err).__name__]
         return [line if line.startswith("designer") else f"designer {name!r}: {line}"

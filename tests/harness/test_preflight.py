@@ -110,7 +110,12 @@ def test_a_taken_run_directory_is_refused_before_any_other_run_starts(tmp_path: 
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before  # uniform never started
 
 
-def test_dry_run_is_checked_too(tmp_path: Path) -> None:
+def test_a_dry_run_checks_the_experiment_not_this_machine(tmp_path: Path) -> None:
+    """It previews a cluster's commands from a laptop: keys and packages are not asked for."""
     result = runner.invoke(app, ["compare", "--designers", "gpt", "--dry-run",
                                  "--out", str(tmp_path)])  # fmt: skip
-    assert result.exit_code == 2 and "needs OPENAI_API_KEY" in result.output
+    assert result.exit_code == 0 and "gpt / seed 0" in result.output, result.output
+    bad = runner.invoke(app, ["compare", "--designers", "gpt,self", "--dry-run",
+                              "--set", "designer_options={gpt: {max_attempt: 2}}"])  # fmt: skip
+    assert bad.exit_code == 2 and "designer_options.gpt.max_attempt: not a field" in bad.output
+    assert "the cpu backend serves none" in bad.output
