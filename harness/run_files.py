@@ -63,18 +63,18 @@ class RunStamp(BaseModel):
         return total if isinstance(total, int) else None
 
 
-RUN_TODO = (
+RUN_REMEDY = (
     "it holds the experiment the run was started with: restore the file, or remove the run "
     "directory and start the run again"
 )
-ROUND_TODO = "`--resume` trains this round again from the round before"
-RESULT_TODO = "`--resume` runs the final benchmarks again"
-FAILURE_TODO = "remove the file, or `--resume` the run"
+ROUND_REMEDY = "`--resume` trains this round again from the round before"
+RESULT_REMEDY = "`--resume` runs the final benchmarks again"
+FAILURE_REMEDY = "remove the file, or `--resume` the run"
 
 
 def read_stamp(run: Path) -> RunStamp:
     """The run's `run.json`, whose schema must be this version's."""
-    stamp = _read_model(run / RUN_FILE, RunStamp, "run record", RUN_TODO)
+    stamp = _read_model(run / RUN_FILE, RunStamp, "run record", RUN_REMEDY)
     if stamp.schema_version != RESULT_SCHEMA_VERSION:
         raise RunFileError(
             run / RUN_FILE,
@@ -88,15 +88,15 @@ def read_stamp(run: Path) -> RunStamp:
 
 def read_round(round_dir: Path) -> RoundResult:
     """A round's `round.json` as written (`check_round` also checks its files)."""
-    return _read_model(round_dir / ROUND_FILE, RoundResult, "round record", ROUND_TODO)
+    return _read_model(round_dir / ROUND_FILE, RoundResult, "round record", ROUND_REMEDY)
 
 
 def read_result(path: Path) -> ResultRecord:
     """A `result.json` (a file, or the run directory holding one) of this schema version."""
     path = path / RESULT_FILE if path.is_dir() else path
-    data = _read_json(path, RESULT_TODO)
+    data = _read_json(path, RESULT_REMEDY)
     if not isinstance(data, dict):
-        raise RunFileError(path, "is not a result record (not a JSON object)", RESULT_TODO)
+        raise RunFileError(path, "is not a result record (not a JSON object)", RESULT_REMEDY)
     version = data.get("schema_version")
     if version != RESULT_SCHEMA_VERSION:
         raise RunFileError(
@@ -107,7 +107,7 @@ def read_result(path: Path) -> ResultRecord:
             "read it with the version that wrote it",
             "other-version",
         )
-    return _validate(path, data, ResultRecord, "result record", RESULT_TODO)
+    return _validate(path, data, ResultRecord, "result record", RESULT_REMEDY)
 
 
 def read_failure(run: Path) -> FailureRecord | None:
@@ -115,7 +115,7 @@ def read_failure(run: Path) -> FailureRecord | None:
     path = run / FAILURE_FILE
     if not path.exists():
         return None
-    return _read_model(path, FailureRecord, "failure record", FAILURE_TODO)
+    return _read_model(path, FailureRecord, "failure record", FAILURE_REMEDY)
 
 
 def one_line(error: BaseException, limit: int = 400) -> str:
@@ -195,19 +195,19 @@ def count_rounds(run: Path, *, verify: bool = False) -> int:
 def check_round(round_dir: Path, n: int, *, verify: bool = True) -> RoundResult:
     """Round `n`'s record, once it reads and (`verify`) the files it vouches for match it."""
     if not (round_dir / ROUND_FILE).exists():
-        raise RunFileError(round_dir / ROUND_FILE, "is missing", ROUND_TODO, "missing")
+        raise RunFileError(round_dir / ROUND_FILE, "is missing", ROUND_REMEDY, "missing")
     result = read_round(round_dir)
     if result.round != n:
         wrong = f"records round {result.round} in the directory of round {n} (damaged)"
-        raise RunFileError(round_dir / ROUND_FILE, wrong, ROUND_TODO)
+        raise RunFileError(round_dir / ROUND_FILE, wrong, ROUND_REMEDY)
     for relative, expected in result.files.items() if verify else ():
         path = round_dir / relative
         if not path.is_file():
             wrong = f"is missing, though {ROUND_FILE} vouches for it"
-            raise RunFileError(path, wrong, ROUND_TODO, "missing")
+            raise RunFileError(path, wrong, ROUND_REMEDY, "missing")
         if sha256_file(path) != expected:
             wrong = f"differs from the checksum {ROUND_FILE} recorded (damaged)"
-            raise RunFileError(path, wrong, ROUND_TODO)
+            raise RunFileError(path, wrong, ROUND_REMEDY)
     return result
 
 

@@ -47,12 +47,6 @@ def comparison_table(records: Sequence[ResultRecord]) -> Table:
     return table
 
 
-def never_designed(records: Sequence[ResultRecord]) -> bool:
-    """Every design step of every run in `records` failed (and there was at least one)."""
-    tally = tally_design_steps(records)
-    return tally is not None and tally.all_failed
-
-
 def design_note(records: Sequence[ResultRecord]) -> str | None:
     """'2/19 design steps failed: rate limit' over `records`, or None when none failed."""
     tally = tally_design_steps(records)

@@ -8,25 +8,20 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.design_tally import tally_design_steps
 from harness.executors import Job
 from harness.experiment import ExperimentConfig
 from harness.records import ResultRecord
-from harness.run_dir import RESULT_FILE, ROUND_FILE, RUN_FILE, RunDir
-from harness.summary import design_note, never_designed
+from harness.run_dir import RUN_FILE, RunDir
+from harness.run_files import run_status
 
 
 def run_states(experiment: ExperimentConfig, jobs: Sequence[Job], root: Path) -> list[str]:
-    """One line per run: finished, partial (how far), or not started, read from its files."""
+    """One line per run: finished, unfinished (how far), failed, or not started."""
     lines = []
     for job in jobs:
         path = RunDir(root, experiment, job.designer, job.seed).path
-        done = sum(1 for _ in path.glob(f"round-*/{ROUND_FILE}"))
-        if (path / RESULT_FILE).is_file():
-            state = "finished"
-        elif (path / RUN_FILE).is_file():
-            state = f"partial: {done} of {experiment.rounds} rounds finished"
-        else:
-            state = "not started"
+        state = run_status(path).label() if (path / RUN_FILE).is_file() else "not started"
         lines.append(f"  {job.designer} seed {job.seed}: {state} ({path})")
     return lines
 
@@ -57,9 +52,10 @@ def undesigned(records: Sequence[ResultRecord], allowed: bool) -> list[str]:
     lines = []
     for designer in dict.fromkeys(r.designer for r in records):
         mine = [r for r in records if r.designer == designer]
-        if never_designed(mine):
+        tally = tally_design_steps(mine)
+        if tally is not None and tally.all_failed:
             lines.append(
-                f"designer {designer!r} never designed ({design_note(mine)}): its runs trained "
+                f"designer {designer!r} never designed ({tally.summary}): its runs trained "
                 "on the round-0 configuration throughout and boards will not rank it; fix the "
                 "cause and run it again, or pass --allow-design-failures to keep it, flagged"
             )

@@ -65,7 +65,7 @@ def test_an_interrupted_compare_reports_and_resumes(
     assert group_gone(process.pid), "workers outlived the command"
     name = signal.Signals(signum).name
     assert f"interrupted by {name}" in output, output
-    assert "random seed 0: partial:" in output and "uniform seed 0:" in output, output
+    assert "random seed 0: unfinished " in output and "uniform seed 0:" in output, output
     assert not list(out.glob("quick/*/seed-0/result.json"))
     line = next(x for x in output.splitlines() if x.startswith("continue with: "))
     command = shlex.split(line.removeprefix("continue with: "))
