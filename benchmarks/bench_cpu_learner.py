@@ -15,6 +15,14 @@ machines even when the absolute seconds do not:
 Training data is generated before the clocks start: generation is the testbed's cost, not the
 learner's. Run alone: ``python benchmarks/bench_cpu_learner.py [--quick]``.
 
+``--learners`` measures what the two learners learn instead of how fast: the masked policy
+(``policy: mlp``) and the free one (``policy: mlp-free``, every failure type possible), each from
+a fresh policy over the paper's budget (3 rounds of 4000 instances x 3 epochs; ``--rounds``,
+``--samples``, ``--epochs`` change it), on the same data (`random_config(round)`). After every
+round it prints the greedy validation valid and optimal rates and the failure mix (share of
+answers per failing check, the evidence designers read), and at round 0 and after the last
+round the mix of sampled answers too (what GRPO trains on).
+
 Beside each wall-clock time the table gives the CPU time the process spent (all its threads),
 and the load average is printed before and after: on a machine shared with other work the
 wall times swing by tens of percent, while the CPU seconds show whether the work itself changed
@@ -23,19 +31,23 @@ wall times swing by tens of percent, while the CPU seconds show whether the work
 
 from __future__ import annotations
 
+import argparse
 import os
 import resource
-import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 
 import torch
 from bench_console import bench_console
 from rich.table import Table
 
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
+from harness.evaluate import judge, validation_report
+from harness.experiment import CPU_POLICIES
 from harness.machine import Precision, current_machine, native_bf16
-from mapf_env import Instance, generate, load_suite, random_config, verify
+from mapf_env import EvalReport, Instance, generate, load_suite, random_config, verify
+from mapf_env.report import FAILURE_TYPES
 
 BENCH_SUITES = ("3agents", "4agents", "5agents")
 
@@ -119,5 +131,66 @@ def main(quick: bool = False) -> None:
     )
 
 
+SAMPLED = 4
+"""Sampled answers per validation instance for the sampled failure mix."""
+
+
+def sampled_report(backend: CpuBackend, instances: Sequence[Instance]) -> EvalReport:
+    """`SAMPLED` sampled answers per instance, folded like the greedy validation report."""
+    answers = backend.respond(instances, samples=SAMPLED, greedy=False, seed=1)
+    return EvalReport.from_verdicts(
+        (inst.size, judge(inst, text))
+        for inst, texts in zip(instances, answers, strict=True)
+        for text in texts
+    )
+
+
+def report_row(label: str, report: EvalReport, seconds: str) -> list[str]:
+    """A table row: valid, optimal (SOC, and makespan where the suite has it), failure shares."""
+    rates = report.overall
+    span = rates.optimal_makespan_rate
+    row = [label, f"{rates.valid_rate:.1%}", f"{rates.optimal_rate:.1%}"]
+    row.append("-" if span is None else f"{span:.1%}")
+    row += [f"{report.failures[kind] / max(rates.n, 1):.1%}" for kind in FAILURE_TYPES]
+    return [*row, seconds]
+
+
+def learners(rounds: int, samples: int, epochs: int, seed: int) -> None:
+    """Learning curve and failure mix of each CPU learner (see the module docstring)."""
+    console = bench_console()
+    validation = [item.instance for item in load_suite("validation").items]
+    data = [generate(random_config(r, samples=samples), r).instances for r in range(rounds)]
+    console.print(
+        f"{rounds} rounds x {samples} instances x {epochs} epochs, seed {seed}, fp32, "
+        f"{torch.get_num_threads()} threads; validation: {len(validation)} instances, greedy "
+        f"answers (sampled: {SAMPLED} per instance)"
+    )
+    for policy, actions in CPU_POLICIES.items():
+        backend = CpuBackend(CpuLearnerSettings(actions=actions, seed=seed))
+        table = Table(title=f"policy {policy} (actions: {actions})")
+        for col in ("round", "valid", "opt. SOC", "opt. makespan", *FAILURE_TYPES, "train s"):
+            table.add_column(col)
+        table.add_row(*report_row("0", validation_report(backend, validation, seed), "-"))
+        table.add_row(*report_row("0 sampled", sampled_report(backend, validation), "-"))
+        for r, instances in enumerate(data, start=1):
+            wall, _ = timed(partial(backend.train_round, instances, epochs=epochs, seed=r))
+            table.add_row(
+                *report_row(str(r), validation_report(backend, validation, seed), f"{wall:.0f}")
+            )
+        table.add_row(*report_row(f"{rounds} sampled", sampled_report(backend, validation), "-"))
+        console.print(table)
+
+
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--quick", action="store_true", help="smaller speed figures")
+    parser.add_argument("--learners", action="store_true", help="learning curves, not speed")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=4000, help="instances per round")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if args.learners:
+        learners(args.rounds, args.samples, args.epochs, args.seed)
+    else:
+        main(quick=args.quick)

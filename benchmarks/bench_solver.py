@@ -1,6 +1,7 @@
 """Speed of the exact solver, side by side with a textbook CBS and w9-pathfinding's C++ CBS.
 
-    python benchmarks/bench_solver.py [--quick] [--suites]   (--suites: the suites table only)
+    python benchmarks/bench_solver.py [--quick] [--suites | --makespan]
+    (--suites: the suites table only; --makespan: the suites' exact makespan minima only)
 
 For each agent count (2..5) and grid size (3..10) it samples seeded random instances that need
 conflict resolution (random holes at 10-50 %, random distinct starts and goals, every agent able
@@ -15,6 +16,12 @@ A second table times ours and w9 on the shipped benchmark suites (`load_suite`, 
 stripped), per suite and size: median and p99 ms, instances per second (count over total time,
 so the slow tail counts), the ratio w9-time/ours (median and total) and SOC mismatches against
 the shipped optimum (wherever a solver returns a plan, its SOC must equal `optimum.cost`).
+
+A third table (`makespan_section`) times the two exact makespan engines on the suites'
+instances that need conflict resolution (the others' minimal makespan is their longest shortest
+path): the time-expanded flow the suites' answer keys come from (`exact_makespan`) against CBS
+under makespan (`solve(..., Objective.MAKESPAN)`) with the same time limit, and counts where
+either disagrees with the shipped `min_makespan`.
 """
 
 from __future__ import annotations
@@ -30,8 +37,15 @@ from pathlib import Path as FsPath
 from rich.console import Console
 from rich.table import Table
 
-from mapf_env import BenchmarkItem, Instance, Plan, load_suite, sum_of_costs
-from mapf_env.solver import SolverLimits, SolveStatus, conflict_free_plan, individual_costs, solve
+from mapf_env import BenchmarkItem, Instance, Objective, Plan, load_suite, sum_of_costs
+from mapf_env.solver import (
+    SolverLimits,
+    SolveStatus,
+    conflict_free_plan,
+    exact_makespan,
+    individual_costs,
+    solve,
+)
 
 sys.path.insert(0, str(FsPath(__file__).resolve().parent))
 from bench_console import bench_console
@@ -245,9 +259,49 @@ def _measure(n: int, k: int, count: int, limit: float, w9: Runner | None) -> lis
     ]  # fmt: skip
 
 
+def makespan_section(console: Console, quick: bool) -> None:
+    """Flow vs CBS under makespan on each suite's conflict instances (`--quick`: every 10th)."""
+    limit = 5.0 if quick else 20.0
+    table = Table(title=f"Exact minimal makespan on the shipped suites, limit {limit:g} s")
+    for name in ("suite", "n", "flow med ms", "flow p99 ms", "flow total s", "flow t/o",
+                 "CBS med ms", "CBS p99 ms", "CBS total s", "CBS t/o", "CBS/flow total",
+                 "mismatch"):  # fmt: skip
+        table.add_column(name, justify="right", no_wrap=True)
+    for suite in ("validation", "3agents", "4agents", "5agents"):
+        items = [it for it in load_suite(suite).items if _needs_resolution(it)]
+        table.add_row(suite, *_measure_makespan(items[:: 10 if quick else 1], limit))
+    console.print(table)
+
+
+def _needs_resolution(item: BenchmarkItem) -> bool:
+    return bool(item.instance.optimum and item.instance.optimum.needs_conflict_resolution)
+
+
+def _measure_makespan(items: list[BenchmarkItem], limit: float) -> list[str]:
+    flow, cbs, mismatches = Column(), Column(), 0
+    for item in items:
+        key = item.instance.optimum
+        assert key is not None
+        inst = item.instance.without_optimum()
+        started = time.perf_counter()
+        value, _ = exact_makespan(inst, key.makespan)
+        flow.add(time.perf_counter() - started, True)
+        res = solve(inst, Objective.MAKESPAN, SolverLimits(max_nodes=10**9, time_limit_s=limit))
+        cbs.add(res.seconds, res.status is SolveStatus.OPTIMAL)
+        mismatches += value != key.min_makespan or (res.cost is not None and res.cost != value)
+    return [
+        str(len(items)), f"{flow.median_ms():.1f}", f"{flow.p99_ms():.0f}",
+        f"{sum(flow.times):.1f}", str(flow.timeouts), f"{cbs.median_ms():.1f}",
+        f"{cbs.p99_ms():.0f}", f"{sum(cbs.times):.1f}", str(cbs.timeouts),
+        f"{sum(cbs.times) / sum(flow.times):.2f}x", str(mismatches),
+    ]  # fmt: skip
+
+
 if __name__ == "__main__":
     console = bench_console()
-    if "--suites" in sys.argv[1:]:
+    if "--makespan" in sys.argv[1:]:
+        makespan_section(console, quick="--quick" in sys.argv[1:])
+    elif "--suites" in sys.argv[1:]:
         suites_section(console, quick="--quick" in sys.argv[1:])
     else:
         solver_section(console, quick="--quick" in sys.argv[1:])

@@ -3,7 +3,8 @@
 A designer reads a `DesignContext` (how the policy did, what the generator achieved, the history)
 and returns a `Proposal` (the next `EnvConfig`, the raw changes, projection notes, rationale and,
 for model-backed designers, the transcript). Designers are found by name through the
-``harness.designers`` entry-point group; built-ins are registered the same way as plug-ins.
+``harness.designers`` entry-point group; built-ins are registered the same way as plug-ins. An
+entry such as ``gpt@V3`` names a designer under one context variant (`parse_entry`).
 """
 
 from designers.base import (
@@ -16,6 +17,7 @@ from designers.base import (
     own_initial_config,
 )
 from designers.context import DesignContext, Endpoint, RoundRecord, TrainingInfo
+from designers.entries import DesignerEntry, parse_entry, variant_suffixes
 from designers.options import DesignerOptionsError, NoOptions, declared_options
 from designers.proposal import ModelCall, Proposal
 from designers.registry import (
@@ -34,6 +36,7 @@ __all__ = [
     "BaseDesigner",
     "DesignContext",
     "Designer",
+    "DesignerEntry",
     "DesignerLoadError",
     "DesignerNotReady",
     "DesignerOptionsError",
@@ -53,5 +56,7 @@ __all__ = [
     "designer_option_problems",
     "ensure_ready",
     "own_initial_config",
+    "parse_entry",
     "takes_context_variant",
+    "variant_suffixes",
 ]

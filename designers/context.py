@@ -29,7 +29,14 @@ class Endpoint(BaseModel):
 
 
 class TrainingInfo(BaseModel):
-    """Training bookkeeping of the round just finished (module T of the LLM designer)."""
+    """Training bookkeeping of the round just finished (module T of the LLM designer).
+
+    `details` holds the round's training summary as readable name -> number pairs (optimiser
+    steps, learning rate, KL coefficient, reward mean and slope, rollout valid rate at the first
+    and last step, KL and policy loss at the last step, the reward's weight): the harness fills
+    it from the round record (`harness.training_summary`), and T shows it only under the "full
+    RL details" option, the paper's ablation. Empty when the backend gave no summary.
+    """
 
     model_config = ConfigDict(frozen=True)
 

@@ -7,7 +7,8 @@ the one every run takes. Entry points are loaded only when named; an unknown nam
 with the closest known ones.
 
 A name may carry an argument after a colon (``llm:openai/gpt-4o``); the factory receives it as
-``arg``.
+``arg``. An entry may end in a context variant (``gpt@V3``, ``gpt@V6+details``; see
+`designers.entries`), which becomes the designer's variant options.
 """
 
 from __future__ import annotations
@@ -21,7 +22,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from designers.base import Designer
-from designers.options import declared_options, option_problems, validated_options
+from designers.entries import DesignerEntry, parse_entry
+from designers.options import (
+    DesignerOptionsError,
+    declared_options,
+    option_problems,
+    validated_options,
+)
 
 GROUP = "harness.designers"
 
@@ -75,13 +82,17 @@ def _factory(name: str) -> Callable[..., Any]:
 
 
 def create_designer(spec: str, **options: Any) -> Designer:
-    """The designer named by `spec` (``name`` or ``name:arg``), built with `options`.
+    """The designer named by `spec` (``name``, ``name:arg``, either with ``@<variant>``), built
+    with `options`.
 
     The options are checked against the designer's declared options model first
-    (`DesignerOptionsError`, one line per bad field).
+    (`DesignerOptionsError`, one line per bad field); a variant suffix sets the variant
+    options, and refuses options that contradict it and designers that read no variant.
     """
-    name, sep, arg = spec.partition(":")
+    entry = parse_entry(spec)
+    name, sep, arg = entry.spec.partition(":")
     factory = _factory(name.strip())
+    options = {**options, **_suffix_options(entry, factory, options)}
     kwargs = validated_options(_options_model(spec, factory), options, spec=spec)
     designer = factory(arg=arg, **kwargs) if sep else factory(**kwargs)
     if not isinstance(designer, Designer):
@@ -94,7 +105,7 @@ def create_designer(spec: str, **options: Any) -> Designer:
 
 def designer_option_problems(spec: str, options: Mapping[str, Any]) -> list[str]:
     """One line per option of `spec` its options model refuses; raises `UnknownDesigner`."""
-    factory = _factory(spec.partition(":")[0].strip())
+    factory = _factory(parse_entry(spec).spec.partition(":")[0].strip())
     return option_problems(_options_model(spec, factory), options, spec=spec)
 
 
@@ -108,7 +119,27 @@ def _options_model(spec: str, factory: Callable[..., Any]) -> type[BaseModel]:
 def takes_context_variant(spec: str) -> bool:
     """Whether the designer reads a context variant (V1..V6): its factory says so with a
     ``takes_context_variant = True`` attribute, so the harness never needs to know names."""
-    return bool(getattr(_factory(spec.partition(":")[0].strip()), "takes_context_variant", False))
+    factory = _factory(parse_entry(spec).spec.partition(":")[0].strip())
+    return bool(getattr(factory, "takes_context_variant", False))
+
+
+def _suffix_options(
+    entry: DesignerEntry, factory: Callable[..., Any], options: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The options `entry`'s variant suffix sets; `DesignerOptionsError` when the designer
+    reads no variant or `options` say otherwise."""
+    if entry.variant is None:
+        return {}
+    if not getattr(factory, "takes_context_variant", False):
+        raise DesignerOptionsError([entry.no_variant_read()])
+    clash = entry.conflicts(dict(options))
+    if clash:
+        raise DesignerOptionsError([
+            f"designer_options.{entry.entry}.{key}: {options[key]!r} contradicts the entry's "
+            f"suffix {entry.suffix!r}; drop the option (the suffix names the variant)"
+            for key in clash
+        ])  # fmt: skip
+    return entry.options()
 
 
 def describe_designers() -> dict[str, str]:

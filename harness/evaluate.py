@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from harness.backends.base import Backend
 from harness.records import InstanceVerdict, SuiteResult
@@ -60,6 +61,10 @@ def score_suite(
                 optimal_cost=verdict.optimal_cost,
                 best_of_valid=best.valid,
                 best_of_optimal=bool(best.optimal),
+                optimal_soc=verdict.optimal_soc,
+                optimal_makespan=verdict.optimal_makespan,
+                best_of_optimal_soc=best.optimal_soc,
+                best_of_optimal_makespan=best.optimal_makespan,
             )
         )
     return SuiteResult(
@@ -75,9 +80,26 @@ def score_suite(
 
 
 def _best(instance: Instance, answers: Sequence[str]) -> Verdict:
-    """The best of several answers: optimal over valid over invalid, cheaper first."""
+    """The best of several answers: optimal over valid over invalid, cheaper first.
+
+    Best-of-n asks whether *some* sample succeeds, so each objective's flag is whether any
+    sample is optimal under it (the makespan-optimal sample need not be the SOC-optimal one).
+    """
     verdicts = [judge(instance, a) for a in answers]
-    return min(
+    best = min(
         verdicts,
         key=lambda v: (not v.optimal, not v.valid, v.cost if v.cost is not None else 1 << 30),
     )
+    return replace(
+        best,
+        optimal_soc=_any_of(v.optimal_soc for v in verdicts),
+        optimal_makespan=_any_of(v.optimal_makespan for v in verdicts),
+    )
+
+
+def _any_of(flags: Iterable[bool | None]) -> bool | None:
+    """True if any flag is True; else None if any is unknown; else False."""
+    seen = list(flags)
+    if any(seen):
+        return True
+    return None if None in seen else False

@@ -102,6 +102,7 @@ class RunEvent:
     rounds: int
     valid_rate: float | None = None
     optimal_rate: float | None = None
+    optimal_makespan_rate: float | None = None
     epoch: int | None = None
     design_failure: str | None = None
 
@@ -130,7 +131,9 @@ class EventSender:
         failed = proposal is not None and proposal.design_failed
         failure = proposal.failure_reason if proposal is not None and failed else None
         self._event("round", "design", result.round, valid_rate=overall.valid_rate,
-                    optimal_rate=overall.optimal_rate, design_failure=failure)  # fmt: skip
+                    optimal_rate=overall.optimal_rate,
+                    optimal_makespan_rate=overall.optimal_makespan_rate,
+                    design_failure=failure)  # fmt: skip
 
     def close(self) -> None:
         pass

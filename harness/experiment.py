@@ -3,7 +3,9 @@
 An experiment names the backend and policy, the loop's budget (rounds, samples per round,
 epochs), the GRPO settings, how round 0's configuration is chosen, the designers and seeds to
 compare, the LLM designers' context variant, and what is evaluated (the validation set after
-every round, the benchmark suites at the end). Presets ship in `harness/presets/` (linked
+every round, the benchmark suites at the end). A designer entry may fix its own variant
+(``gpt@V3``, ``gpt@V6+details``; `designers.entries`), so one comparison can run one model
+under several variants, each its own row. Presets ship in `harness/presets/` (linked
 from configs/); every field can be overridden as ``dotted.key=value`` (the value read as YAML).
 A bad field is one line naming its path, value and what is allowed, and names the `--set` that
 caused it rather than the file it was laid over.
@@ -11,12 +13,15 @@ caused it rather than the file it was laid over.
 
 from __future__ import annotations
 
+import difflib
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -28,11 +33,40 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
+from designers import DesignerLoadError, UnknownDesigner, parse_entry, takes_context_variant
+from designers.entries import variant_suffixes
 from harness.backends.verl.settings import VerlSettings
-from mapf_env import ConfigError, EnvConfig, random_config
+from mapf_env import ConfigError, EnvConfig, Objective, random_config
 from mapf_env.config import load_mapping
 from mapf_env.field_errors import error_details_lines, error_message, shorten
 from mapf_env.suites import SUITES
+
+CPU_POLICIES: dict[str, Literal["masked", "free"]] = {"mlp": "masked", "mlp-free": "free"}
+"""The cpu backend's policies, each with the `CpuLearnerSettings.actions` it trains: ``mlp``
+never steps into a hole or off the grid and always writes its answer correctly (it fails only
+by conflict or goal); ``mlp-free`` can make every mistake the verifier names and learns not to
+(`harness.backends.cpu.writing`). The name is the config's `policy`, so every record keeps it
+and boards never pool the two."""
+
+
+def _runnable_entry(entry: str) -> str:
+    """`entry` if its variant suffix is well formed and its designer reads a variant; unknown
+    names are left to preflight, which lists them all with the registered names."""
+    try:
+        parsed = parse_entry(entry)
+    except ValueError as err:  # a bad suffix, with a did-you-mean; the line shows the entry
+        raise ValueError(str(err).removeprefix(f"designer {entry!r}: ")) from None
+    try:
+        reads_variant = parsed.variant is None or takes_context_variant(parsed.spec)
+    except (UnknownDesigner, DesignerLoadError):
+        return entry
+    if not reads_variant:
+        raise ValueError(parsed.no_variant_read())
+    return entry
+
+
+DesignerEntryName = Annotated[str, AfterValidator(_runnable_entry)]
+"""A designer entry (``gpt``, ``gpt@V3``), checked as far as the config alone can."""
 
 
 class GRPOSettings(BaseModel):
@@ -62,11 +96,14 @@ class InitialConfig(BaseModel):
             raise ValueError("initial.kind is 'given' but initial.config is missing")
         return self
 
-    def resolve(self, seed: int, n_agents: int, samples: int) -> EnvConfig:
+    def resolve(
+        self, seed: int, n_agents: int, samples: int, objective: Objective = Objective.SOC
+    ) -> EnvConfig:
         """The shared round-0 configuration of a run with `seed`."""
+        fixed = {"n_agents": n_agents, "samples": samples, "objective": objective}
         if self.config is not None and self.kind == "given":
-            return self.config.model_copy(update={"n_agents": n_agents, "samples": samples})
-        return random_config(seed, n_agents=n_agents, samples=samples)
+            return self.config.model_copy(update=fixed)
+        return random_config(seed, n_agents=n_agents, samples=samples).model_copy(update=fixed)
 
 
 class ExperimentConfig(BaseModel):
@@ -76,7 +113,11 @@ class ExperimentConfig(BaseModel):
 
     name: str = Field("experiment", description="Names the runs/<name>/ directory.")
     backend: Literal["cpu", "verl"] = "cpu"
-    policy: str = Field("mlp", description="cpu: 'mlp'; verl: a Hugging Face model id or path.")
+    policy: str = Field(
+        "mlp",
+        description="cpu: 'mlp' (illegal moves masked) or 'mlp-free' (every failure type "
+        "possible, learned away); verl: a Hugging Face model id or path.",
+    )
     rounds: int = Field(3, ge=1, le=1000)
     samples_per_round: int = Field(4000, ge=1, le=1_000_000)
     epochs_per_round: int = Field(3, ge=1, le=100)
@@ -88,13 +129,28 @@ class ExperimentConfig(BaseModel):
         "CPUs with avx512_bf16 / amx_bf16, emulated and slower elsewhere). Never picked from "
         "the CPU, so a config computes alike everywhere; boards keep the two apart.",
     )
+    reward_objective: Objective = Field(
+        Objective.SOC,
+        description="The optimum the training instances are solved for, which the prompt asks "
+        "for and the reward's accuracy term pays: soc (default) or makespan. Benchmarks carry "
+        "both minima and report both optimal rates whichever is trained.",
+    )
     initial: InitialConfig = Field(default_factory=InitialConfig)
-    designers: tuple[str, ...] = Field(("random",), min_length=1)
+    designers: tuple[DesignerEntryName, ...] = Field(
+        ("random",),
+        min_length=1,
+        description="Designer entries: a registry name, optionally with a context variant "
+        "(gpt@V3, gpt@V6+details); each entry is one row of the board.",
+    )
     designer_options: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="Options per designer name, passed to its factory."
+        default_factory=dict,
+        description="Options per designer, passed to its factory: under a bare name (gpt) "
+        "for all its entries, under a whole entry (gpt@V3) for that one, overriding.",
     )
     seeds: tuple[int, ...] = Field((0,), min_length=1)
-    variant: str = Field("V6", description="Context variant of the LLM designers (V1..V6).")
+    variant: str = Field(
+        "V6", description="Context variant (V1..V6) of the LLM designers named without one."
+    )
     validation: str = Field("validation", description="Suite evaluated after every round.")
     benchmarks: tuple[str, ...] = ("3agents", "4agents", "5agents")
     best_of: int = Field(8, ge=1, description="Samples per instance for best-of-n evaluation.")
@@ -129,6 +185,29 @@ class ExperimentConfig(BaseModel):
             )
         return self
 
+    @field_validator("designers")
+    @classmethod
+    def _each_entry_once(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        twice = [entry for entry, n in Counter(value).items() if n > 1]
+        if twice:
+            raise ValueError(
+                f"{', '.join(repr(e) for e in twice)} named more than once; each entry is one "
+                "run per seed and one row of the board: name it once"
+            )
+        return value
+
+    @field_validator("variant")
+    @classmethod
+    def _known_variant(cls, value: str) -> str:
+        choices = [c for c in variant_suffixes() if "+" not in c]
+        if value.strip().upper() not in choices:
+            close = difflib.get_close_matches(value.strip().upper(), choices, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"no context variant {value!r}; choose one of {', '.join(choices)}{hint}"
+            )
+        return value
+
     @field_validator("validation", "benchmarks")
     @classmethod
     def _known_suites(cls, value: str | tuple[str, ...]) -> str | tuple[str, ...]:
@@ -139,10 +218,15 @@ class ExperimentConfig(BaseModel):
 
     @model_validator(mode="after")
     def _policy_fits_backend(self) -> ExperimentConfig:
-        if self.backend == "verl" and self.policy == "mlp":
+        if self.backend == "verl" and self.policy in CPU_POLICIES:
             raise ValueError(
-                "policy 'mlp' is the CPU learner's network; the verl backend trains a Hugging "
-                "Face model: set policy (e.g. --set policy=Qwen/Qwen3-4B)"
+                f"policy {self.policy!r} is the CPU learner's network; the verl backend trains "
+                "a Hugging Face model: set policy (e.g. --set policy=Qwen/Qwen3-4B)"
+            )
+        if self.backend == "cpu" and self.policy not in CPU_POLICIES:
+            raise ValueError(
+                f"policy {self.policy!r} is not a CPU learner; backend cpu trains "
+                f"{' or '.join(map(repr, CPU_POLICIES))} (a Hugging Face model needs backend verl)"
             )
         return self
 

@@ -36,6 +36,7 @@ from designers import (
     create_designer,
     ensure_ready,
     own_initial_config,
+    parse_entry,
     takes_context_variant,
 )
 from harness.backends.base import (
@@ -82,9 +83,10 @@ def run_designer(
         return done
     designer = make_designer(experiment, designer_name,
                              serves_models=isinstance(backend, ServingBackend))  # fmt: skip
-    shared = experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round)
+    shared = experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round,
+                                        experiment.reward_objective)  # fmt: skip
     own = own_initial_config(designer, shared, seed)
-    initial = own or shared
+    initial = (own or shared).model_copy(update={"objective": experiment.reward_objective})
     validation = [item.instance for item in load_suite(experiment.validation).items]
     rounds = run.finished_rounds()
     config = resume_point(backend, run, rounds, initial, seed)
@@ -103,7 +105,7 @@ def run_designer(
                              validation=validation_report(backend, validation,
                                                           round_seed(seed, n, "eval")),
                              train_seconds=training.seconds, samples=training.samples,
-                             epochs=training.epochs)  # fmt: skip
+                             epochs=training.epochs, training=training.summary)  # fmt: skip
         if n + 1 < experiment.rounds:
             watch.phase("design", n)
             with serving(backend, backend_endpoints(designer)) as endpoints:
@@ -131,16 +133,16 @@ def run_designer(
 def make_designer(
     experiment: ExperimentConfig, name: str, *, serves_models: bool, ready: bool = True
 ) -> Designer:
-    """The named designer with its options (LLM designers get the experiment's variant),
-    checked before any training: its options, a server for the models it asks
-    (`serves_models`: whether the backend serves its checkpoints) and, with `ready`, its own
-    readiness on this machine (keys, packages)."""
+    """The designer of entry `name` (``gpt``, ``gpt@V3``) with its options (LLM designers get
+    the entry's variant, else the experiment's), checked before any training: its options, a
+    server for the models it asks (`serves_models`: whether the backend serves its
+    checkpoints) and, with `ready`, its own readiness on this machine (keys, packages)."""
     designer = create_designer(name, **designer_options(experiment, name))
     if backend_endpoints(designer) and not serves_models:
         raise DesignerNotReady(
             f"designer {name!r} asks the model the training backend serves, but the "
             f"{experiment.backend} backend serves none: use backend verl, or give it a server, "
-            f"e.g. --set 'designer_options.{name}.endpoint={{base_url: "
+            f"e.g. --set 'designer_options.{parse_entry(name).spec}.endpoint={{base_url: "
             f"http://127.0.0.1:8000/v1, model: my-model}}'"
         )
     if ready:
@@ -149,9 +151,14 @@ def make_designer(
 
 
 def designer_options(experiment: ExperimentConfig, name: str) -> dict[str, Any]:
-    """The options `name` is built with: the experiment's, plus its variant for LLM designers."""
-    options = dict(experiment.designer_options.get(name, {}))
-    if takes_context_variant(name):
+    """The options entry `name` is built with: those under its bare spec (shared by all its
+    variants), overridden by those under the whole entry; an LLM designer without a variant
+    suffix gets the experiment's variant (a suffix sets its own in `create_designer`)."""
+    entry = parse_entry(name)
+    options = dict(experiment.designer_options.get(entry.spec, {}))
+    if entry.entry != entry.spec:
+        options.update(experiment.designer_options.get(entry.entry, {}))
+    if entry.variant is None and takes_context_variant(entry.spec):
         options.setdefault("variant", experiment.variant)
     return options
 
@@ -205,7 +212,12 @@ def design_context(
         report=current.validation,
         stats=current.stats,
         history=history,
-        training=TrainingInfo(round=current.round, epochs=current.epochs, samples=current.samples),
+        training=TrainingInfo(
+            round=current.round,
+            epochs=current.epochs,
+            samples=current.samples,
+            details=current.training.as_details() if current.training else {},
+        ),
         seed=seed,
         policy_endpoint=endpoints.get("policy"),
         base_endpoint=endpoints.get("base"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from designers import (
@@ -21,11 +22,12 @@ from designers import (
     DesignerOptionsError,
     UnknownDesigner,
     designer_option_problems,
+    parse_entry,
 )
 from harness.backends.factory import BackendUnavailable, backend_serves_models, check_backend
 from harness.experiment import ExperimentConfig
-from harness.loop import designer_options, make_designer
-from harness.run_dir import RunDir
+from harness.loop import make_designer
+from harness.run_dir import RunDir, safe_name
 from mapf_env import ConfigError
 
 DESIGNER_ERRORS = (UnknownDesigner, DesignerLoadError, DesignerNotReady, DesignerOptionsError,
@@ -73,24 +75,47 @@ def backend_problems(experiment: ExperimentConfig, ray_address: str | None) -> l
 
 
 def designer_problems(experiment: ExperimentConfig, *, ready: bool = True) -> list[str]:
-    """Unknown names and options, bad option values, and (with `ready`) designers that cannot
-    work on this machine."""
+    """Unknown names and options, bad option values, entries that would share a run
+    directory, and (with `ready`) designers that cannot work on this machine."""
+    keys = option_keys(experiment.designers)
     problems = [_stray_options(experiment, key) for key in experiment.designer_options
-                if key not in experiment.designers]  # fmt: skip
+                if key not in keys]  # fmt: skip
+    problems += _shared_directories(experiment.designers)
     try:
         serves = backend_serves_models(experiment.backend)
     except BackendUnavailable:
         serves = False  # reported by backend_problems
     for name in dict.fromkeys(experiment.designers):
         problems += _one_designer(experiment, name, serves_models=serves, ready=ready)
-    return problems
+    return list(dict.fromkeys(problems))  # options under a bare name are checked once
+
+
+def option_keys(entries: Sequence[str]) -> list[str]:
+    """The `designer_options` keys that mean something for `entries`: each entry, and the
+    bare spec of each entry with a variant suffix (shared by all its variants)."""
+    return list(dict.fromkeys(key for e in entries for key in (parse_entry(e).spec, e)))
+
+
+def _shared_directories(entries: Sequence[str]) -> list[str]:
+    """Entries whose run directories would be one (`llm:a/b` and `llm:a_b` both `llm_a_b`)."""
+    by_dir: dict[str, list[str]] = {}
+    for entry in dict.fromkeys(entries):
+        by_dir.setdefault(safe_name(entry), []).append(entry)
+    return [
+        f"designers {' and '.join(repr(e) for e in same)} would share the run directory "
+        f"{folder}/: keep one of them"
+        for folder, same in by_dir.items()
+        if len(same) > 1
+    ]
 
 
 def _one_designer(
     experiment: ExperimentConfig, name: str, *, serves_models: bool, ready: bool
 ) -> list[str]:
     try:
-        bad = designer_option_problems(name, designer_options(experiment, name))
+        given = experiment.designer_options
+        bad = [line for key in dict.fromkeys((parse_entry(name).spec, name)) if key in given
+               for line in designer_option_problems(key, given[key])]  # fmt: skip
         if bad:
             return bad
         make_designer(experiment, name, serves_models=serves_models, ready=ready)
@@ -102,7 +127,8 @@ def _one_designer(
 
 
 def _stray_options(experiment: ExperimentConfig, key: str) -> str:
-    close = difflib.get_close_matches(key, experiment.designers, n=1)
+    keys = option_keys(experiment.designers)
+    close = difflib.get_close_matches(key, keys, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return (
         f"designer_options.{key}: no designer {key!r} in this comparison (designers: "

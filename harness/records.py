@@ -10,12 +10,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from designers import Proposal
 from harness.machine import MachineRecord
-from mapf_env import EnvConfig, EvalReport, GenerationStats
+from harness.training_summary import TrainingSummary
+from mapf_env import EnvConfig, EvalReport, GenerationStats, Objective
 from mapf_env.provenance import provenance
+from mapf_env.suites import OPTIMA
 
 RESULT_SCHEMA_VERSION = "1"
 
@@ -36,6 +38,20 @@ class InstanceVerdict(BaseModel):
     optimal_cost: int | None
     best_of_valid: bool
     best_of_optimal: bool
+    optimal_soc: bool | None = Field(
+        default=None, description="Greedy answer valid with the exact minimal SOC."
+    )
+    optimal_makespan: bool | None = Field(
+        default=None,
+        description="Greedy answer valid with the exact minimal makespan (the paper's optimal); "
+        "None when the suite version carries no makespan minima.",
+    )
+    best_of_optimal_soc: bool | None = Field(
+        default=None, description="Some of the n samples is SOC-optimal."
+    )
+    best_of_optimal_makespan: bool | None = Field(
+        default=None, description="Some of the n samples is makespan-optimal."
+    )
 
 
 class SuiteResult(BaseModel):
@@ -58,6 +74,19 @@ class SuiteResult(BaseModel):
         "records): boards refuse to mix results scored on different benchmark contents.",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _soc_keys_of_version_1(cls, data: Any) -> Any:
+        """Suites before version 2 were SOC-keyed: their `optimal` is the SOC-optimal flag."""
+        if isinstance(data, dict) and (data.get("suite_version") or 1) < 2:
+            return legacy_soc_result(data)
+        return data
+
+    @property
+    def optima(self) -> tuple[Objective, ...]:
+        """The exact optima this result's verdicts were judged against."""
+        return OPTIMA.get(self.suite_version or 1, (Objective.SOC,))
+
 
 class RoundResult(BaseModel):
     """One finished round as recorded in the run directory."""
@@ -72,6 +101,12 @@ class RoundResult(BaseModel):
     train_seconds: float
     samples: int
     epochs: int
+    training: TrainingSummary | None = Field(
+        default=None,
+        description="The round's training in numbers (steps, learning rate, KL, reward mean "
+        "and trend, valid rates, reward weight), which the designer's T module can show; None "
+        "in older records and from backends that give none.",
+    )
     files: dict[str, str] = Field(
         default_factory=dict,
         description="sha256 of each file this record vouches for (config.yaml and every file "
@@ -149,6 +184,37 @@ class FailureRecord(BaseModel):
         """One line: the error and where it happened."""
         where = f" in round {self.round + 1}" if self.round is not None else ""
         return f"{self.error}{where}: {self.message}"
+
+
+def legacy_soc_result(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 suite result's raw fields with the SOC flags and counts filled in from
+    `optimal` (version 1's answer keys were SOC minima) and the makespan ones left unknown."""
+    out = dict(data)
+    out["verdicts"] = [
+        _filled(v, {"optimal_soc": "optimal", "best_of_optimal_soc": "best_of_optimal"})
+        for v in out.get("verdicts", ())
+    ]
+    for key in ("greedy", "best_of"):
+        report = out.get(key)
+        if report is None:
+            continue
+        fields = report.model_dump() if isinstance(report, BaseModel) else dict(report)
+        fields["overall"] = _filled(fields.get("overall", {}), {"optimal_soc": "optimal"})
+        fields["per_size"] = {
+            size: _filled(counts, {"optimal_soc": "optimal"})
+            for size, counts in fields.get("per_size", {}).items()
+        }
+        out[key] = fields
+    return out
+
+
+def _filled(item: Any, copies: dict[str, str]) -> Any:
+    """`item` (a model or its dict) with each unset target field copied from its source."""
+    fields = item.model_dump() if isinstance(item, BaseModel) else dict(item)
+    for target, source in copies.items():
+        if fields.get(target) is None and source in fields:
+            fields[target] = fields[source]
+    return fields
 
 
 def stamp() -> dict[str, str]:

@@ -54,7 +54,13 @@ MAX_FAILURE_MESSAGE = 400
 
 
 def safe_name(name: str) -> str:
-    """A designer spec as a file or directory name (`llm:openai/gpt-4o` -> `llm_openai_gpt-4o`)."""
+    """A designer entry as a file or directory name (`llm:openai/gpt-4o` -> `llm_openai_gpt-4o`,
+    `gpt@V6+details` -> `gpt_V6_details`).
+
+    `@` and `+` are legal in POSIX and Windows file names, but the name also travels into verl's
+    experiment names, tracker run ids and the site's URLs (where some static hosts read `+` as
+    a space), so only `[A-Za-z0-9._-]` is kept; preflight refuses entries that would collide.
+    """
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 

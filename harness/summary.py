@@ -1,13 +1,16 @@
 """The end-of-comparison table: per designer, 3/4/5-agent valid and optimal "Sum" rates.
 
+Both optimal rates are shown: makespan-optimal (the paper's definition) and SOC-optimal.
+
 "Sum" follows the paper: the mean over map sizes of the per-size rate, per agent count. With
 several seeds the table shows the mean over seeds; intervals belong to the leaderboards.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import mean
+from typing import NamedTuple
 
 from rich.table import Table
 
@@ -15,19 +18,63 @@ from harness.design_tally import tally_design_steps
 from harness.records import ResultRecord, SuiteResult
 
 
-def size_mean(result: SuiteResult, best_of: bool = False) -> tuple[float, float]:
-    """(valid, optimal) Sum of one suite: the mean of the per-size rates."""
+class SuiteSum(NamedTuple):
+    """A suite's "Sum" (mean over map sizes of the per-size rate) of each rate, as fractions.
+
+    `optimal_makespan` is the paper's optimal rate; it and `optimal_soc` are None when the
+    record's answers were judged without that exact minimum (suites before version 2 carry no
+    makespan minima), so a reader never sees another rate in its place.
+    """
+
+    valid: float
+    optimal_makespan: float | None
+    optimal_soc: float | None
+
+    def text(self, percent: Callable[[float | None], str]) -> str:
+        """'valid / opt. makespan / opt. SOC' in the caller's number format."""
+        return " / ".join(percent(v) for v in (self.valid, self.optimal_makespan, self.optimal_soc))
+
+
+SUM_HEADER = "valid / opt. makespan (paper's) / opt. SOC"
+"""How every harness table names the three rates of a `SuiteSum`."""
+
+
+def size_mean(result: SuiteResult, best_of: bool = False) -> SuiteSum:
+    """The suite's Sum of each rate: the mean of its per-size rates (greedy or best-of-n)."""
     report = result.best_of if best_of else result.greedy
     sizes = list(report.per_size.values())
     if not sizes:
-        return 0.0, 0.0
-    return mean(c.valid_rate for c in sizes), mean(c.optimal_rate for c in sizes)
+        return SuiteSum(0.0, None, None)
+    return SuiteSum(
+        mean(c.valid_rate for c in sizes),
+        _known_mean([c.optimal_makespan_rate for c in sizes]),
+        _known_mean([c.optimal_soc_rate for c in sizes]),
+    )
+
+
+def _known_mean(rates: Sequence[float | None]) -> float | None:
+    known = [r for r in rates if r is not None]
+    return mean(known) if len(known) == len(rates) else None
+
+
+def mean_sum(sums: Sequence[SuiteSum]) -> SuiteSum:
+    """The mean over seeds of each rate; unknown when any seed's is."""
+    return SuiteSum(
+        mean(s.valid for s in sums),
+        _known_mean([s.optimal_makespan for s in sums]),
+        _known_mean([s.optimal_soc for s in sums]),
+    )
+
+
+def pct(rate: float | None) -> str:
+    """A fraction as a percentage with one decimal; 'n/a' when unknown."""
+    return "n/a" if rate is None else f"{100 * rate:.1f}"
 
 
 def comparison_table(records: Sequence[ResultRecord]) -> Table:
     """Designers as rows; per suite valid / optimal Sum (%), mean over seeds."""
     suites = sorted({name for r in records for name in r.suites})
-    table = Table(title="Valid / optimal rate (%), mean over sizes (greedy)")
+    table = Table(title=f"{SUM_HEADER} (%), mean over sizes (greedy)")
     table.add_column("designer", style="bold")
     table.add_column("seeds", justify="right")
     for suite in suites:
@@ -37,12 +84,8 @@ def comparison_table(records: Sequence[ResultRecord]) -> Table:
         mine = [r for r in records if r.designer == designer]
         cells = []
         for suite in suites:
-            pairs = [size_mean(r.suites[suite]) for r in mine if suite in r.suites]
-            if not pairs:
-                cells.append("-")
-                continue
-            valid, optimal = mean(p[0] for p in pairs), mean(p[1] for p in pairs)
-            cells.append(f"{100 * valid:.1f} / {100 * optimal:.1f}")
+            sums = [size_mean(r.suites[suite]) for r in mine if suite in r.suites]
+            cells.append(mean_sum(sums).text(pct) if sums else "-")
         table.add_row(designer, str(len(mine)), *cells, design_note(mine) or "all designed")
     return table
 

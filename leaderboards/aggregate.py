@@ -1,9 +1,11 @@
 """From runs to a `Board`: the paper's Sum per designer and suite, with seeds and intervals.
 
 "Sum" is the paper's headline: per agent count (suite), the mean over map sizes of the per-size
-rate (`harness.summary.size_mean`); a designer's cell is the mean of its seeds' Sums, the overall
-column the mean over suites. Detail cuts (a size, a wait subset, a hole ratio) are the mean over
-the cut's sizes of the per-size rate. Intervals and deltas follow `leaderboards.bootstrap`.
+rate; a designer's cell is the mean of its seeds' Sums, the overall column the mean over suites.
+Detail cuts (a size, a wait subset, a hole ratio) are the mean over the cut's sizes of the
+per-size rate. Every cell holds the valid, makespan-optimal and SOC-optimal rate
+(`leaderboards.metrics`); an optimal rate the suite version cannot give is None (the overall
+column too, when any suite lacks it). Intervals and deltas follow `leaderboards.bootstrap`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from statistics import mean
 
 import numpy as np
 
-from harness.summary import size_mean
 from leaderboards.board import (
     Answers,
     Board,
@@ -22,6 +23,7 @@ from leaderboards.board import (
     DesignerRow,
     DesignFailures,
     DetailRow,
+    Estimate,
     RateCell,
     RunRef,
     SuiteInfo,
@@ -43,10 +45,11 @@ from leaderboards.deltas import baseline_deltas
 from leaderboards.design_steps import design_failures, unranked_note
 from leaderboards.errors import LeaderboardError
 from leaderboards.failures import failure_rows
-from leaderboards.groups import METRICS, Group, estimate, make_groups
+from leaderboards.groups import Group, estimate, make_groups
+from leaderboards.metrics import METRICS, Metric, available, unavailable_note
 from leaderboards.readers import LoadedRun
 from leaderboards.reference import load_reference
-from leaderboards.verdicts import CUTS, Metric
+from leaderboards.verdicts import CUTS
 from mapf_env.provenance import git_commit, package_version
 
 
@@ -91,7 +94,7 @@ def build_board(
             resamples=resamples, confidence=CONFIDENCE, rng_seed=BOOTSTRAP_SEED, method=METHOD
         ),
         runs=tuple(_run_ref(run) for g in groups for run in g.runs),
-        rows=tuple(_ranked_rows(ranked, base, flags, suites, answers, resamples)),
+        rows=tuple(_ranked_rows(ranked, base, flags, suites, resamples)),
         unranked=tuple(unranked),
         detail_cuts=tuple(c for c in CUTS if c in details),
         details=tuple(d for g in ranked for d in _details(g, suites, details)),
@@ -113,12 +116,11 @@ def _ranked_rows(
     base: Group | None,
     flags: Flags,
     suites: list[str],
-    answers: Answers,
     resamples: int,
 ) -> list[DesignerRow]:
     """The ranked designers' rows with their deltas, best overall valid rate first."""
     rows = []
-    plain = [_row(g, suites, answers) for g in groups]  # every group's means before any delta
+    plain = [_row(g, suites) for g in groups]  # every group's means before any delta
     for g, row in zip(groups, plain, strict=True):
         update: dict[str, object] = {"design_failures": flags[g.kind, g.designer]}
         if base is not None and g is not base and g.kind == base.kind:
@@ -132,25 +134,29 @@ def _unranked(g: Group, flag: DesignFailures) -> UnrankedRow:
                        design_failures=flag, note=unranked_note(g.designer, flag))  # fmt: skip
 
 
-def _row(g: Group, suites: list[str], answers: Answers) -> DesignerRow:
+def _row(g: Group, suites: list[str]) -> DesignerRow:
     """Per suite Sum and the overall mean; stores the resampled Sums on `g` for the deltas."""
     cells = {}
     for suite in suites:
-        sums = [size_mean(r.record.suites[suite], answers == "best_of") for r in g.runs]
-        cell = {}
-        for i, metric in enumerate(METRICS):
-            g.means[suite, metric] = mean(pair[i] for pair in sums)
+        cell: dict[str, Estimate | None] = {}
+        for metric in METRICS:
+            if not g.has(suite, metric):
+                cell[metric] = None
+                continue
+            g.means[suite, metric] = mean(a.sum_of(metric) for a in g.arrays[suite])
             reps = _reps(g, suite, metric, None, "") if len(g.runs) > 1 else None
             if reps is not None:
                 g.reps[suite, metric] = reps
             cell[metric] = estimate(g.means[suite, metric], reps, len(g.runs))
-        cells[suite] = RateCell(**cell)
-    overall = {
+        cells[suite] = RateCell.model_validate(cell)
+    overall: dict[str, Estimate | None] = {
         m: estimate(
             mean(g.means[s, m] for s in suites),
             np.mean([g.reps[s, m] for s in suites], axis=0) if g.reps else None,
             len(g.runs),
         )
+        if all(g.has(s, m) for s in suites)
+        else None
         for m in METRICS
     }
     first = g.runs[0].record
@@ -161,7 +167,7 @@ def _row(g: Group, suites: list[str], answers: Answers) -> DesignerRow:
         policy=str(first.experiment.get("policy", "?")),
         seeds=g.seeds,
         suites=cells,
-        overall=RateCell(**overall),
+        overall=RateCell.model_validate(overall),
         package_versions=tuple(sorted({r.record.package_version for r in g.runs})),
         git_commits=tuple(sorted({r.record.git_commit for r in g.runs})),
     )
@@ -185,8 +191,11 @@ def _details(g: Group, suites: list[str], cuts: Sequence[Cut]) -> list[DetailRow
 
 def _detail(g: Group, suite: str, cut: Cut, key: str) -> DetailRow:
     """One cut's cell: per seed the mean over the cut's sizes, then over seeds."""
-    cell = {}
+    cell: dict[str, Estimate | None] = {}
     for metric in METRICS:
+        if not g.has(suite, metric):
+            cell[metric] = None
+            continue
         per_run = [
             stratified_mean(a.strata(a.values(metric), a.mask(cut, key))) for a in g.arrays[suite]
         ]
@@ -199,7 +208,7 @@ def _detail(g: Group, suite: str, cut: Cut, key: str) -> DetailRow:
         cut=cut,
         key=key,
         instances=int(first.mask(cut, key).sum()),
-        rates=RateCell(**cell),
+        rates=RateCell.model_validate(cell),
     )
 
 
@@ -223,6 +232,7 @@ def _baseline_note(
 
 def _suite_info(run: LoadedRun, name: str) -> SuiteInfo:
     result = run.record.suites[name]
+    optima = tuple(o.value for o in result.optima)
     return SuiteInfo(
         name=name,
         n_agents=result.n_agents,
@@ -230,6 +240,12 @@ def _suite_info(run: LoadedRun, name: str) -> SuiteInfo:
         instances=len(result.verdicts),
         suite_version=result.suite_version,
         content_sha256=result.content_sha256,
+        optima=optima,
+        unavailable={
+            m: unavailable_note(name, result.suite_version, optima, m)
+            for m in METRICS
+            if not available(optima, m)
+        },
     )
 
 

@@ -3,6 +3,10 @@
 Every rate is in percent (0-100) and every delta in percentage points, as in the paper. A cell
 keeps its mean over seeds and its 95% bootstrap interval; with one seed the interval is unknown,
 so `low`/`high` are None and `note` says why -- renderers show the note, never an empty cell.
+Each cell holds three rates (`leaderboards.metrics`): valid, makespan-optimal (the paper's
+"opt.") and SOC-optimal. An optimal rate whose records hold no such minima (suite version 1 has
+SOC minima only) is None, and the suite's `SuiteInfo.unavailable` says why; renderers show
+"n/a" with that note.
 The board is built from result files alone (`leaderboards.build_board`), so it names the runs,
 code versions and commits it was built from. A designer some of whose design steps failed carries
 `design_failures` (boards flag it); one whose every step failed is listed in `unranked` rather
@@ -15,7 +19,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-BOARD_SCHEMA_VERSION = "1"
+from leaderboards.metrics import DEFINITIONS, Metric
+
+BOARD_SCHEMA_VERSION = "2"
+"""2: three rates per cell (valid, optimal_makespan, optimal_soc) where 1 had valid and
+optimal; the reference carries every per-size cell of the paper's tables."""
 
 Cut = Literal["size", "subset", "hole"]
 Answers = Literal["greedy", "best_of"]
@@ -49,20 +57,39 @@ class Delta(BaseModel):
     note: str | None = None
 
 
+MAKESPAN_HELP = (
+    "Valid and at the exact minimal makespan: the paper's 'opt.'. None when the records hold no "
+    "makespan minima (suite version 1; `SuiteInfo.unavailable` says so)."
+)
+SOC_HELP = "Valid and at the exact minimal sum of costs. None when the records hold no SOC minima."
+
+
 class RateCell(BaseModel):
-    """Valid and optimal rate of one cell."""
+    """Valid, makespan-optimal and SOC-optimal rate of one cell."""
 
     model_config = ConfigDict(frozen=True)
 
     valid: Estimate
-    optimal: Estimate
+    optimal_makespan: Estimate | None = Field(description=MAKESPAN_HELP)
+    optimal_soc: Estimate | None = Field(description=SOC_HELP)
+
+    def get(self, metric: Metric) -> Estimate | None:
+        value: Estimate | None = getattr(self, metric)
+        return value
 
 
 class DeltaCell(BaseModel):
+    """The three rates' differences from the baseline (None where a rate is unknown)."""
+
     model_config = ConfigDict(frozen=True)
 
     valid: Delta
-    optimal: Delta
+    optimal_makespan: Delta | None = Field(description=MAKESPAN_HELP)
+    optimal_soc: Delta | None = Field(description=SOC_HELP)
+
+    def get(self, metric: Metric) -> Delta | None:
+        value: Delta | None = getattr(self, metric)
+        return value
 
 
 class RunRef(BaseModel):
@@ -193,6 +220,14 @@ class SuiteInfo(BaseModel):
     instances: int
     suite_version: int | None = None
     content_sha256: str | None = None
+    optima: tuple[str, ...] = Field(
+        description="The exact optima the records' verdicts were judged against ('soc', "
+        "'makespan')."
+    )
+    unavailable: dict[str, str] = Field(
+        default_factory=dict,
+        description="Rates this suite's cells cannot give (they are None), each with why.",
+    )
 
 
 class BootstrapSpec(BaseModel):
@@ -207,28 +242,50 @@ class BootstrapSpec(BaseModel):
 
 
 class ReferenceRates(BaseModel):
+    """One cell of the paper's tables: "acc." and "opt." (percent)."""
+
     model_config = ConfigDict(frozen=True)
 
-    valid: float
-    optimal: float
+    valid: float = Field(description="The paper's 'acc.': the valid rate.")
+    optimal_makespan: float = Field(
+        description="The paper's 'opt.': makespan-optimal, as its project page defines it."
+    )
 
 
 class ReferenceRow(BaseModel):
+    """One model row of the paper's result tables."""
+
     model_config = ConfigDict(frozen=True)
 
     label: str
+    page_label: str | None = Field(
+        default=None, description="The row's label on the project page, where it has one."
+    )
     designer: str | None = Field(default=None, description="This project's name for it.")
-    kind: Literal["designer", "policy", "unclear"]
-    suites: dict[str, ReferenceRates]
+    kind: Literal["designer", "policy"] = Field(
+        description="designer: a designer training the 4B policy; policy: a model evaluated "
+        "on the benchmarks itself (zero-shot)."
+    )
+    source: str = Field(description="Where the figures come from: a key of `sources`.")
+    suites: dict[str, ReferenceRates] = Field(description="'Sum' per suite, as reported.")
+    sizes: dict[str, dict[str, ReferenceRates]] = Field(
+        default_factory=dict,
+        description="Per suite, per map size ('3'..'10'): the reported cell; empty where the "
+        "source gives no per-size cells.",
+    )
     note: str | None = None
 
 
-class ReferenceSizeRow(BaseModel):
+class ReferenceDiscrepancy(BaseModel):
+    """A reported Sum that is not the mean of its row's reported cells (kept as reported)."""
+
     model_config = ConfigDict(frozen=True)
 
-    label: str
+    row: str = Field(description="The row's label.")
     suite: str
-    sizes: dict[str, ReferenceRates]
+    metric: Literal["valid", "optimal_makespan"]
+    reported_sum: float
+    cell_mean: float = Field(description="The mean of the row's reported per-size cells.")
 
 
 class ReferenceVariantRow(BaseModel):
@@ -245,10 +302,15 @@ class ReferenceBoard(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     label: str = "reported, not reproduced"
-    source: str
+    source: str = Field(description="Where the per-size tables come from (commit named).")
+    sources: dict[str, str] = Field(description="Each row's `source`, in full.")
     answers: str
     rows: tuple[ReferenceRow, ...]
-    per_size: tuple[ReferenceSizeRow, ...] = ()
+    discrepancies: tuple[ReferenceDiscrepancy, ...] = Field(
+        default=(),
+        description="Reported Sums that disagree with their cells' mean beyond the paper's "
+        "rounding (0.01 points).",
+    )
     variants: tuple[ReferenceVariantRow, ...] = ()
     notes: tuple[str, ...] = ()
 
@@ -268,6 +330,10 @@ class Board(BaseModel):
         description="The runs' shared experiment config (designers, seeds and options left out)."
     )
     suites: tuple[SuiteInfo, ...]
+    metrics: dict[str, str] = Field(
+        default_factory=lambda: {str(k): v for k, v in DEFINITIONS.items()},
+        description="The rates each cell holds, and what each counts.",
+    )
     bootstrap: BootstrapSpec
     runs: tuple[RunRef, ...]
     rows: tuple[DesignerRow, ...]

@@ -4,7 +4,9 @@ the same way of computing.
 A board compares designers, so runs may differ only in the designer, its options and the seed.
 Two runs of another benchmark version, other suites, or another experiment setting (rounds,
 samples, backend, policy, precision, ...) are refused with a message naming both runs and the
-first difference: nothing is averaged across incompatible runs.
+first difference: nothing is averaged across incompatible runs. Suite versions 1 and 2 hold the
+same instances but different optima (version 1 has no makespan minima), so they never share a
+board either; a record that names no version is of version 1.
 
 The same config and seed can still give other numbers on another machine: other float kernels
 (torch's CPU capability, MKL's branch, native or emulated bf16) or another torch sum in another
@@ -116,8 +118,8 @@ def _same_benchmark(a: LoadedRun, b: LoadedRun, suite: str) -> None:
     x, y = a.record.suites[suite], b.record.suites[suite]
     if x.content_sha256 and y.content_sha256 and x.content_sha256 != y.content_sha256:
         detail = f"manifest checksum {x.content_sha256[:12]} vs {y.content_sha256[:12]}"
-    elif x.suite_version and y.suite_version and x.suite_version != y.suite_version:
-        detail = f"suite version {x.suite_version} vs {y.suite_version}"
+    elif (x.suite_version or 1) != (y.suite_version or 1):  # unversioned records are version 1's
+        detail = f"suite version {x.suite_version or 1} vs {y.suite_version or 1}"
     elif benchmark_fingerprint(x) != benchmark_fingerprint(y):
         detail = f"{len(x.verdicts)} vs {len(y.verdicts)} instances, or other instance ids"
     else:

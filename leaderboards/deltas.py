@@ -2,7 +2,8 @@
 
 Paired (same seeds): one seed draw for both, per-instance differences resampled within each
 (seed, suite, map size). Unpaired (seeds differ): the difference of the two designers' own
-resampled Sums. See `leaderboards.bootstrap`.
+resampled Sums. See `leaderboards.bootstrap`. Each rate the suite can give gets its delta (valid,
+makespan-optimal, SOC-optimal); one it cannot give is None, as in the cells.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import numpy as np
 from leaderboards.board import Delta, DeltaCell
 from leaderboards.bootstrap import ONE_SEED, Floats, interval, replicates, rng_for, seed_draws
 from leaderboards.errors import LeaderboardError
-from leaderboards.groups import METRICS, Group, pct
-from leaderboards.verdicts import Metric
+from leaderboards.groups import Group, pct
+from leaderboards.metrics import METRICS, Metric
 
 
 def baseline_deltas(
@@ -29,21 +30,25 @@ def baseline_deltas(
         reps = _paired_reps(g, base, suites, resamples) if paired else _unpaired_reps(g, base)
     per_suite = {}
     for suite in suites:
-        cell = {
+        cell: dict[str, Delta | None] = {
             m: _delta(g.means[suite, m] - base.means[suite, m], reps.get((suite, m)), seeds, paired)
+            if g.has(suite, m)
+            else None
             for m in METRICS
         }
-        per_suite[suite] = DeltaCell(**cell)
-    overall = {
+        per_suite[suite] = DeltaCell.model_validate(cell)
+    overall: dict[str, Delta | None] = {
         m: _delta(
             mean(g.means[s, m] - base.means[s, m] for s in suites),
             np.mean([reps[s, m] for s in suites], axis=0) if reps else None,
             seeds,
             paired,
         )
+        if all(g.has(s, m) for s in suites)
+        else None
         for m in METRICS
     }
-    return per_suite, DeltaCell(**overall)
+    return per_suite, DeltaCell.model_validate(overall)
 
 
 def _paired_reps(
@@ -54,6 +59,8 @@ def _paired_reps(
     reps = {}
     for suite in suites:
         for metric in METRICS:
+            if not g.has(suite, metric):
+                continue
             strata = []
             for mine, theirs in zip(g.arrays[suite], base.arrays[suite], strict=True):
                 if mine.ids != theirs.ids:

@@ -9,10 +9,9 @@ import numpy as np
 
 from leaderboards.board import Answers, Estimate
 from leaderboards.bootstrap import ONE_SEED, Floats, interval, rng_for, seed_draws
+from leaderboards.metrics import Metric
 from leaderboards.readers import LoadedRun
-from leaderboards.verdicts import Metric, SuiteArrays
-
-METRICS: tuple[Metric, ...] = ("valid", "optimal")
+from leaderboards.verdicts import SuiteArrays
 
 
 @dataclass
@@ -30,6 +29,10 @@ class Group:
     @property
     def seeds(self) -> tuple[int, ...]:
         return tuple(run.record.seed for run in self.runs)
+
+    def has(self, suite: str, metric: Metric) -> bool:
+        """Whether the suite's records can give `metric` (the same for every run: one version)."""
+        return self.arrays[suite][0].has(metric)
 
 
 def pct(x: float) -> float:

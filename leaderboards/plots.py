@@ -2,13 +2,17 @@
 
 Three kinds, all from the board and the runs' `ResultRecord`s:
 
-- `size_curves_svg`: valid and optimal rate per map size on one benchmark suite, a line per
-  designer (mean over seeds) with its 95% band where the board has per-size intervals, and the
-  paper's reported per-size row (dashed, "reported, not reproduced") when the board carries it.
+- `size_curves_svg`: valid, makespan-optimal (the paper's "opt.") and SOC-optimal rate per map
+  size on one benchmark suite, a panel each, a line per designer (mean over seeds) with its 95%
+  band where the board has per-size intervals, and -- when the board carries the reference --
+  the paper's per-size rows of the board's kinds (dashed, "reported, not reproduced") on the
+  valid and makespan panels (the paper reports no SOC-optimal rate). A rate the records cannot
+  give (suite version 1 has no makespan minima) is an empty panel that says so.
 - `trajectory_svg`: a designer's configuration over rounds -- ratio, hole_ratio and wait_ratio
   per map size x round, as heatmaps; with several runs, the mean over them (per cell).
-- `validation_svg`: the 2-agent validation valid and optimal rate per round, a line per
-  designer (mean over seeds) with its seeds' own lines faint behind it.
+- `validation_svg`: the 2-agent validation valid, makespan-optimal and SOC-optimal rate per
+  round, a line per designer (mean over seeds) with its seeds' own lines faint behind it; a
+  rate the rounds' reports do not hold (older records) is left out of its panel, which says so.
 
 Figures never touch pyplot or the process-wide backend: each is a `Figure` on an Agg canvas,
 saved as SVG under `rc_context` with a fixed hash salt, no date and glyphs drawn as paths, so
@@ -22,7 +26,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from harness.records import ResultRecord
-from leaderboards.board import Board
+from leaderboards.board import Board, ReferenceRow
+from leaderboards.metrics import METRICS, NA, SHORT, Metric
+from leaderboards.reference import size_rows
 from mapf_env.config import MAX_HOLE_RATIO
 
 if TYPE_CHECKING:
@@ -39,7 +45,11 @@ RC: dict[str, Any] = {
 }
 FIELDS = ("ratio", "hole_ratio", "wait_ratio")
 FIELD_LIMITS = {"ratio": None, "hole_ratio": MAX_HOLE_RATIO, "wait_ratio": 1.0}
-REFERENCE_STYLE: dict[str, Any] = {"color": "0.45", "linestyle": "--", "marker": "x"}
+REFERENCE_STYLE: dict[str, Any] = {"linestyle": "--", "linewidth": 1.0, "markersize": 4}
+REFERENCE_GREYS = ("0.25", "0.45", "0.6", "0.75")
+REFERENCE_MARKERS = ("x", "+", "1", "s", "^", "v", "d")
+PAPER_METRICS: dict[Metric, str] = {"valid": "valid", "optimal_makespan": "optimal_makespan"}
+"""Panel -> the paper's figure drawn on it (it reports no SOC-optimal rate)."""
 
 
 def require_matplotlib() -> None:
@@ -82,24 +92,40 @@ def _draw(width: float, height: float, draw: Any, constrained: bool = True) -> s
         return _svg(fig)
 
 
+def paper_rows(board: Board, suite: str) -> list[ReferenceRow]:
+    """The paper's per-size rows a size plot draws: those of the kinds the board's rows are."""
+    if board.reference is None:
+        return []
+    kinds = {row.kind for row in board.rows}
+    return [r for r in size_rows(board.reference, suite) if r.kind in kinds]
+
+
 def size_curves_svg(board: Board, suite: str) -> str:
-    """Valid and optimal rate (%) per map size on `suite`, a line per board row."""
+    """Valid, makespan-optimal and SOC-optimal rate (%) per map size on `suite`, a line per row."""
     info = next((s for s in board.suites if s.name == suite), None)
     if info is None:
         raise ValueError(f"the board has no suite {suite!r}")
     cells = [d for d in board.details if d.suite == suite and d.cut == "size"]
     if not cells:
         raise ValueError("the board was built without the 'size' cut; build it with it")
-    reference = next((r for r in board.reference.per_size if r.suite == suite), None) if (
-        board.reference is not None
-    ) else None  # fmt: skip
+    reference = paper_rows(board, suite)
 
     def draw(fig: Figure) -> None:
-        axes = fig.subplots(1, 2, sharey=True)
-        for ax, metric in zip(axes, ("valid", "optimal"), strict=True):
+        axes = fig.subplots(1, len(METRICS), sharey=True)
+        for ax, metric in zip(axes, METRICS, strict=True):
+            ax.set_title(f"{suite}: {SHORT[metric]}" + (" (paper's opt.)"
+                         if metric == "optimal_makespan" else ""))  # fmt: skip
+            ax.set_xlabel("map size (N x N)")
+            ax.set_xticks(list(info.sizes))
+            ax.set_ylim(0, 100)
+            if metric in info.unavailable:
+                ax.text(0.5, 0.95, f"{NA}: suite version {info.suite_version or 1} records\n"
+                        f"hold no {SHORT[metric].removeprefix('opt. ')} minima", ha="center",
+                        va="top", transform=ax.transAxes, fontsize=8, color="0.35",
+                        bbox={"facecolor": "white", "edgecolor": "0.8"})  # fmt: skip
             for row in board.rows:
-                mine = {int(d.key): getattr(d.rates, metric) for d in cells
-                        if d.designer == row.designer}  # fmt: skip
+                mine = {int(d.key): e for d in cells if d.designer == row.designer
+                        and (e := d.rates.get(metric)) is not None}  # fmt: skip
                 sizes = sorted(mine)
                 if not sizes:
                     continue
@@ -109,20 +135,21 @@ def size_curves_svg(board: Board, suite: str) -> str:
                 if all(lo is not None and hi is not None for lo, hi in bands):
                     ax.fill_between(sizes, [b[0] for b in bands], [b[1] for b in bands],
                                     color=line.get_color(), alpha=0.18, linewidth=0)  # fmt: skip
-            if reference is not None:
-                ref = sorted((int(k), getattr(v, metric)) for k, v in reference.sizes.items())
-                ax.plot([k for k, _ in ref], [v for _, v in ref], **REFERENCE_STYLE,
-                        label=f"{reference.label} (paper: reported, not reproduced)")  # fmt: skip
-            ax.set_title(f"{suite}: {metric} rate")
-            ax.set_xlabel("map size (N x N)")
-            ax.set_xticks(list(info.sizes))
-            ax.set_ylim(0, 100)
+            field = PAPER_METRICS.get(metric)
+            for k, ref in enumerate(reference if field is not None else ()):
+                points = sorted(
+                    (int(s), getattr(v, str(field))) for s, v in ref.sizes[suite].items()
+                )
+                ax.plot([s for s, _ in points], [v for _, v in points], **REFERENCE_STYLE,
+                        color=REFERENCE_GREYS[k % len(REFERENCE_GREYS)],
+                        marker=REFERENCE_MARKERS[k % len(REFERENCE_MARKERS)],
+                        label=f"{ref.label} (paper: reported, not reproduced)")  # fmt: skip
         axes[0].set_ylabel("rate (%), mean over seeds")
         handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4),
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 3),
                    fontsize=7, frameon=False)  # fmt: skip
 
-    return _draw(8.0, 3.6, draw)
+    return _draw(11.0, 3.8 + 0.15 * len(reference), draw)
 
 
 def config_grid(records: Sequence[ResultRecord], field: str) -> tuple[list[int], list[list[float]]]:
@@ -186,18 +213,25 @@ def trajectory_svg(records: Sequence[ResultRecord], title: str, ratio_top: float
     return _draw(min(width, 16.0), 3.0, draw, constrained=False)
 
 
+def validation_rate(record: ResultRecord, metric: Metric) -> list[float] | None:
+    """A run's validation `metric` (%) per round; None when some round's report lacks it."""
+    rates = [getattr(rnd.validation.overall, f"{metric}_rate") for rnd in record.rounds]
+    if any(rate is None for rate in rates):
+        return None
+    return [100 * rate for rate in rates]
+
+
 def validation_svg(runs: Mapping[str, Sequence[ResultRecord]]) -> str:
-    """Validation valid and optimal rate (%) per round: a line per designer, seeds faint."""
+    """Validation valid, makespan- and SOC-optimal rate (%) per round: a line per designer."""
 
     def draw(fig: Figure) -> None:
-        axes = fig.subplots(1, 2, sharey=True)
-        for ax, metric in zip(axes, ("valid", "optimal"), strict=True):
+        axes = fig.subplots(1, len(METRICS), sharey=True)
+        for ax, metric in zip(axes, METRICS, strict=True):
+            missing = 0
             for designer, records in runs.items():
-                series = [
-                    [getattr(rnd.validation.overall, f"{metric}_rate") * 100 for rnd in r.rounds]
-                    for r in records
-                    if r.rounds
-                ]
+                rated = [validation_rate(r, metric) for r in records if r.rounds]
+                series = [s for s in rated if s is not None]
+                missing += len(rated) - len(series)
                 if not series:
                     continue
                 rounds = min(len(s) for s in series)
@@ -207,7 +241,11 @@ def validation_svg(runs: Mapping[str, Sequence[ResultRecord]]) -> str:
                     for s in series:
                         ax.plot(range(len(s)), s, color=line.get_color(), alpha=0.25,
                                 linewidth=0.8)  # fmt: skip
-            ax.set_title(f"validation {metric} rate per round")
+            if missing:
+                ax.text(0.5, 0.95, f"{NA} for {missing} runs: their validation reports hold\n"
+                        f"no {SHORT[metric]} count (no such minima)", ha="center", va="top",
+                        transform=ax.transAxes, fontsize=7, color="0.35")  # fmt: skip
+            ax.set_title(f"validation {SHORT[metric]} per round")
             ax.set_xlabel("round (after training on its config)")
             ax.set_ylim(0, 100)
             ax.xaxis.get_major_locator().set_params(integer=True)
@@ -216,4 +254,4 @@ def validation_svg(runs: Mapping[str, Sequence[ResultRecord]]) -> str:
         fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 5),
                    fontsize=7, frameon=False)  # fmt: skip
 
-    return _draw(8.0, 3.4, draw)
+    return _draw(11.0, 3.4, draw)

@@ -19,6 +19,7 @@ from typing import Literal, cast, overload
 from harness.records import ResultRecord
 from harness.run_files import RESULT_FILE, RUN_FILE, RunFileError, read_result, run_status
 from leaderboards.errors import LeaderboardError
+from leaderboards.verdicts import missing_flags
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,8 @@ def _read_record(source: Path, run: Path) -> ResultRecord:
 
 
 def _check_verdicts(record: ResultRecord, run: Path) -> None:
-    """Verdicts must add up to the suite's report: the board reads both."""
+    """Verdicts must add up to the suite's report, and carry a flag for every optimum their
+    suite version holds: the board reads both."""
     for name, suite in record.suites.items():
         if (
             len(suite.verdicts) != suite.greedy.overall.n
@@ -176,5 +178,13 @@ def _check_verdicts(record: ResultRecord, run: Path) -> None:
             line = (
                 f"{run}: suite {name}'s per-instance verdicts do not match its report (the "
                 f"record was edited or damaged); remove {RESULT_FILE} and `--resume` the run"
+            )
+            raise SkipError(run, "unreadable", line)
+        missing = missing_flags(suite)
+        if missing is not None:
+            line = (
+                f"{run}: suite {name} is of version {suite.suite_version} but some verdicts "
+                f"lack their {missing} flag (the record was edited or damaged); remove "
+                f"{RESULT_FILE} and `--resume` the run"
             )
             raise SkipError(run, "unreadable", line)

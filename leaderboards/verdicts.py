@@ -7,45 +7,73 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from harness.records import SuiteResult
+from harness.records import InstanceVerdict, SuiteResult
 from leaderboards.board import Answers, Cut
-from leaderboards.bootstrap import Floats
+from leaderboards.bootstrap import Floats, stratified_mean
+from leaderboards.errors import LeaderboardError
+from leaderboards.metrics import METRICS, Metric, available
 
 CUTS: tuple[Cut, ...] = ("size", "subset", "hole")
-Metric = str
-"""'valid' or 'optimal'."""
+
+FLAGS: dict[Answers, dict[Metric, str]] = {
+    "greedy": {"valid": "valid", "optimal_makespan": "optimal_makespan",
+               "optimal_soc": "optimal_soc"},
+    "best_of": {"valid": "best_of_valid", "optimal_makespan": "best_of_optimal_makespan",
+                "optimal_soc": "best_of_optimal_soc"},
+}  # fmt: skip
+"""The verdict field each rate reads, per kind of answer."""
 
 
 def hole_key(hole_ratio: float) -> str:
     return f"{hole_ratio:g}"
 
 
+def suite_metrics(result: SuiteResult) -> tuple[Metric, ...]:
+    """The rates `result` can give: validity, and each optimum its suite version carries."""
+    optima = [o.value for o in result.optima]
+    return tuple(m for m in METRICS if available(optima, m))
+
+
+def missing_flags(result: SuiteResult) -> str | None:
+    """The first verdict flag a rate of `result` needs but its verdicts lack, or None."""
+    for metric in suite_metrics(result):
+        for answers, fields in FLAGS.items():
+            if any(getattr(v, fields[metric]) is None for v in result.verdicts):
+                return f"{answers} {metric}"
+    return None
+
+
 @dataclass(frozen=True)
 class SuiteArrays:
-    """Verdicts of one (run, suite), sorted by instance id so runs line up instance by instance."""
+    """Verdicts of one (run, suite), sorted by instance id so runs line up instance by instance.
+
+    `rates` holds a 0/1 array per rate the suite can give (`suite_metrics`); a rate whose
+    optimum the suite version lacks is absent, never zeros.
+    """
 
     ids: tuple[str, ...]
     size: NDArray[np.int64]
     subset: NDArray[np.str_]
     hole: NDArray[np.str_]
-    valid: Floats
-    optimal: Floats
+    rates: dict[Metric, Floats]
 
     @classmethod
     def from_result(cls, result: SuiteResult, answers: Answers) -> SuiteArrays:
         rows = sorted(result.verdicts, key=lambda v: v.id)
-        best = answers == "best_of"
+        fields = FLAGS[answers]
         return cls(
             ids=tuple(v.id for v in rows),
             size=np.array([v.size for v in rows], dtype=np.int64),
             subset=np.array([v.subset for v in rows], dtype=np.str_),
             hole=np.array([hole_key(v.hole_ratio) for v in rows], dtype=np.str_),
-            valid=np.array([v.best_of_valid if best else v.valid for v in rows], dtype=float),
-            optimal=np.array([v.best_of_optimal if best else v.optimal for v in rows], dtype=float),
+            rates={m: _flags(result, rows, fields[m]) for m in suite_metrics(result)},
         )
 
+    def has(self, metric: Metric) -> bool:
+        return metric in self.rates
+
     def values(self, metric: Metric) -> Floats:
-        return self.valid if metric == "valid" else self.optimal
+        return self.rates[metric]
 
     def keys(self, cut: Cut) -> list[str]:
         """The cut's values present in the suite, in natural order."""
@@ -68,3 +96,23 @@ class SuiteArrays:
         for size in sorted(set(self.size[mask].tolist())):
             out.append(values[mask & (self.size == size)])
         return out
+
+    def sum_of(self, metric: Metric) -> float:
+        """One run's Sum (0-1): the mean over map sizes of the per-size rate."""
+        return stratified_mean(self.strata(self.values(metric), self.mask(None)))
+
+
+def suite_sums(result: SuiteResult, answers: Answers) -> dict[Metric, float | None]:
+    """One run's Sum (0-1) of every rate on `result`; None for a rate it cannot give."""
+    arrays = SuiteArrays.from_result(result, answers)
+    return {m: arrays.sum_of(m) if arrays.has(m) else None for m in METRICS}
+
+
+def _flags(result: SuiteResult, rows: list[InstanceVerdict], field: str) -> Floats:
+    values = [getattr(v, field) for v in rows]
+    if any(value is None for value in values):
+        raise LeaderboardError(
+            f"suite {result.suite} (version {result.suite_version}) has verdicts without "
+            f"{field}, which its version carries: the record is damaged; score the run again"
+        )
+    return np.array(values, dtype=float)

@@ -37,9 +37,15 @@ class Objective(StrEnum):
 class Optimum(BaseModel):
     """The exact solver's answer key for one instance.
 
-    `cost` is the optimal value of `objective`; `soc` and `makespan` describe `plan`, one optimal
-    plan (other optimal plans may exist, so a response is judged by its cost, never by equality
-    with this plan).
+    `cost` is the optimal value of `objective` (what the prompt asks for and the training reward
+    pays); `soc` and `makespan` describe `plan`, one plan optimal for `objective` (other optimal
+    plans may exist, so a response is judged by its cost, never by equality with this plan).
+
+    `min_soc` and `min_makespan` are the two objectives' exact minima, each proven by a solve
+    for that objective: the SOC-optimal plan's makespan is often above the minimal makespan, so
+    neither can be read off the other's plan. The one for `objective` is always `cost`; the
+    other is None until a solver for it has run (training instances carry only the objective
+    they are trained on; benchmark suites from version 2 on carry both).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -55,6 +61,26 @@ class Optimum(BaseModel):
         description="Optimal SOC exceeds the sum of `individual` (agents must wait or detour)."
     )
     plan: Plan = Field(description="One optimal plan.")
+    min_soc: int | None = Field(
+        default=None, ge=0, description="Exact minimal SOC (None: not solved for SOC)."
+    )
+    min_makespan: int | None = Field(
+        default=None, ge=0, description="Exact minimal makespan (None: not solved for it)."
+    )
+
+    @model_validator(mode="after")
+    def _objective_minimum_is_cost(self) -> Optimum:
+        own = "min_soc" if self.objective is Objective.SOC else "min_makespan"
+        value = getattr(self, own)
+        if value is None:
+            object.__setattr__(self, own, self.cost)  # frozen: filled once, at validation
+        elif value != self.cost:
+            raise ValueError(f"{own} {value} differs from cost {self.cost} ({self.objective})")
+        return self
+
+    def minimum(self, objective: Objective) -> int | None:
+        """The exact minimum of `objective`, or None when it was never solved for."""
+        return self.min_soc if objective is Objective.SOC else self.min_makespan
 
 
 class Instance(BaseModel):

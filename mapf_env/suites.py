@@ -5,9 +5,16 @@ silently. Each is built from fixed seeds by `build_suite`, shipped inside the pa
 JSON lines, and described in `manifest.json` with two checksums:
 
 - `file_sha256` covers the shipped file byte for byte and is checked on every load;
-- `content_sha256` covers what defines the benchmark -- grids, agents, optimal costs, subsets --
-  but not the reference plans (nor their own SOC / makespan), whose tie-breaking may differ
-  between correct solvers. A test rebuilds every suite and compares this checksum.
+- `content_sha256` covers what defines the benchmark -- grids, agents, both exact optima,
+  subsets -- but not the reference plans (nor their own SOC / makespan), whose tie-breaking may
+  differ between correct solvers. A test rebuilds every suite and compares this checksum.
+
+Versions: version 1 carried the minimal SOC only; version 2 holds the very same instances
+(grids, starts, goals, subsets: its slot seeds are version 1's, and the manifest's
+`instances_sha256`, computed without either minimum, equals version 1's content checksum) and
+adds each instance's exact minimal makespan, from its own makespan solve, because the paper's
+optimal rate is makespan-optimal. `OPTIMA` names what a version's answer keys hold, so a
+record of either version says which optimal rate it can report.
 
 Layout (DESIGN.md): 3-agent on sizes 3..10, 4-agent on 4..10, 5-agent on 5..10; 150 instances
 per size, in wait-ratio subsets wr_025 / wr_050 / wr_075 of 50, each with the hole ratios
@@ -21,7 +28,9 @@ import gzip
 import hashlib
 import io
 import json
+import multiprocessing
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -34,9 +43,24 @@ from pydantic import BaseModel, ConfigDict
 from mapf_env.export import atomic_write_bytes
 from mapf_env.generator import conflict_slots, fill_slots
 from mapf_env.instance import Instance, Objective
+from mapf_env.paths import plan_cost
 from mapf_env.sampler import SlotSpec, slot_seed
+from mapf_env.solver import SolveResult, SolverLimits, find_optimum, minimal_makespan
 
-SUITE_VERSION = 1
+SUITE_VERSION = 2
+SEED_VERSION = 1
+"""The version whose seeds make the instances: version 2 re-solved version 1's instances."""
+OPTIMA: dict[int, tuple[Objective, ...]] = {
+    1: (Objective.SOC,),
+    2: (Objective.SOC, Objective.MAKESPAN),
+}
+"""The exact optima each suite version's answer keys carry."""
+MINIMUM_LIMITS = SolverLimits(max_nodes=50_000_000, time_limit_s=600.0)
+"""The second objective's solve of a suite instance must finish (the instance is fixed, so a
+limit cannot be a rejection): generous limits for a SOC solve of a makespan-keyed suite. The
+shipped suites are SOC-keyed; their makespan minima come from `minimal_makespan` (CBS, or
+the exact flow where CBS stalls: on two dense 5-agent instances it spent 20 million nodes
+without an answer)."""
 HOLE_RATIOS = (0.1, 0.2, 0.3, 0.4, 0.5)
 DATA_PACKAGE = "mapf_env.data.benchmarks"
 MANIFEST = "manifest.json"
@@ -90,6 +114,11 @@ class BenchmarkSuite(BaseModel):
     items: tuple[BenchmarkItem, ...]
     content_sha256: str
 
+    @property
+    def optima(self) -> tuple[Objective, ...]:
+        """The exact optima every answer key of this suite carries."""
+        return OPTIMA.get(self.version, (Objective.SOC,))
+
 
 class SuiteChecksumError(RuntimeError):
     """A shipped suite file does not match its manifest: the package data is corrupted."""
@@ -103,7 +132,7 @@ def suite_slots(spec: SuiteSpec, objective: Objective) -> list[tuple[SlotSpec, i
             kinds = conflict_slots(spec.per_subset, wait)
             for j, conflict in enumerate(kinds):
                 hole = spec.hole_ratios[min(j // block, len(spec.hole_ratios) - 1)]
-                key = slot_seed("bench", spec.name, SUITE_VERSION, size, wait, j, objective.value)
+                key = slot_seed("bench", spec.name, SEED_VERSION, size, wait, j, objective.value)
                 name = f"{spec.name}-s{size}-{subset_name(wait)}-i{j:02d}"
                 slots.append((SlotSpec(size, spec.n_agents, hole, conflict, objective), key, name))
     return slots
@@ -133,42 +162,91 @@ def build_suite(
     that built it.
     """
     slots = suite_slots(spec, objective)
-    items = []
+    instances: list[Instance] = []
     gave_up: dict[str, list[int]] = {}
     outcomes = fill_slots(slots, workers, progress, skips=limited)
-    for (slot, _, name), outcome in zip(slots, outcomes, strict=True):
+    for (_, _, name), outcome in zip(slots, outcomes, strict=True):
         if outcome.instance is None:
             raise RuntimeError(f"benchmark slot {name} could not be filled")
         if outcome.limited:
             gave_up[name] = list(outcome.limited)
-        items.append(
-            BenchmarkItem(
-                suite=spec.name,
-                size=slot.size,
-                subset=name.split("-")[2],
-                hole_ratio=slot.hole_ratio,
-                instance=outcome.instance,
-            )
+        instances.append(outcome.instance)
+    items = [
+        BenchmarkItem(
+            suite=spec.name,
+            size=slot.size,
+            subset=name.split("-")[2],
+            hole_ratio=slot.hole_ratio,
+            instance=instance,
         )
+        for (slot, _, name), instance in zip(
+            slots, _with_both_minima(instances, workers), strict=True
+        )
+    ]
     return BuiltSuite(items=tuple(items), limited=gave_up)
+
+
+def with_both_minima(instance: Instance) -> Instance:
+    """`instance` with the exact minimum of every objective its answer key lacks.
+
+    The instances are fixed once their slot is filled, so the second solve is not a sampling
+    step that may reject: it must finish, under `MINIMUM_LIMITS`, or the build fails loudly.
+    A plan of conflict-free shortest paths is optimal for both objectives at once (no agent
+    can arrive sooner), so only instances that need conflict resolution are searched again.
+    """
+    optimum = instance.optimum
+    if optimum is None:
+        raise ValueError(f"instance {instance.id}: solve it before completing its optima")
+    minima: dict[str, int] = {}
+    for objective in Objective:
+        if optimum.minimum(objective) is not None:
+            continue
+        if not optimum.needs_conflict_resolution:
+            minima[f"min_{objective.value}"] = plan_cost(optimum.plan, objective)
+            continue
+        if objective is Objective.MAKESPAN:
+            minima["min_makespan"] = minimal_makespan(instance, optimum.makespan)
+            continue
+        result = find_optimum(instance.without_optimum(), objective, MINIMUM_LIMITS)
+        if isinstance(result, SolveResult):
+            raise RuntimeError(
+                f"instance {instance.id}: its exact {objective} minimum was not found "
+                f"({result.status}: {result.reason}); raise MINIMUM_LIMITS"
+            )
+        minima[f"min_{objective.value}"] = result.cost
+    completed = optimum.model_validate({**optimum.model_dump(), **minima})
+    return instance.model_copy(update={"optimum": completed})
+
+
+def _with_both_minima(instances: Sequence[Instance], workers: int) -> list[Instance]:
+    if workers <= 1 or len(instances) < 2:
+        return [with_both_minima(i) for i in instances]
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        return list(pool.map(with_both_minima, instances, chunksize=16))
 
 
 PLAN_FIELDS = ("plan", "soc", "makespan")
 """Fields of an `Optimum` that describe its reference plan rather than the instance: another
 equally optimal plan may have another makespan (under SOC) or SOC (under makespan)."""
+MINIMUM_FIELDS = ("min_soc", "min_makespan")
+"""Fields of an `Optimum` that version 2 added to version 1's answer keys."""
 
 
-def content_sha256(items: Sequence[BenchmarkItem]) -> str:
+def content_sha256(items: Sequence[BenchmarkItem], *, minima: bool = True) -> str:
     """Checksum of what defines the benchmark: everything but the reference plan's own fields.
 
-    The optimal cost, the individual costs and the conflict flag are facts of the instance and
-    stay in; `PLAN_FIELDS` depend on which optimal plan a solver happened to return.
+    The optimal cost, both minima, the individual costs and the conflict flag are facts of the
+    instance and stay in; `PLAN_FIELDS` depend on which optimal plan a solver happened to
+    return. With ``minima=False`` the version-2 minima are left out too: the checksum of the
+    instances alone, which equals version 1's content checksum for the same instances.
     """
+    dropped = PLAN_FIELDS if minima else PLAN_FIELDS + MINIMUM_FIELDS
     digest = hashlib.sha256()
     for item in items:
         data = item.model_dump(mode="json")
         optimum = data["instance"].get("optimum") or {}
-        for field in PLAN_FIELDS:
+        for field in dropped:
             optimum.pop(field, None)
         digest.update(json.dumps(data, sort_keys=True, separators=(",", ":")).encode())
         digest.update(b"\n")
@@ -206,6 +284,8 @@ def write_suites(out_dir: str | FsPath, suites: Mapping[str, BuiltSuite]) -> dic
             "count": len(items),
             "file_sha256": hashlib.sha256(blob).hexdigest(),
             "content_sha256": content_sha256(items),
+            "instances_sha256": content_sha256(items, minima=False),
+            "optima": [objective.value for objective in OPTIMA[SUITE_VERSION]],
             "limited": built.limited,
         }
     atomic_write_bytes(out / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())

@@ -20,7 +20,10 @@ agent index, then the earliest time, is reported. `Verdict.agent` is a 0-based i
 ``instance.starts``; the human `Verdict.detail` names agents 1-based, as the prompt does.
 Times are path indices; a move or an edge conflict between t and t+1 is reported at t.
 
-A valid plan cheaper than ``instance.optimum.cost`` cannot exist if the answer key is right, so
+A valid answer is judged against each exact minimum the answer key carries: `optimal` under the
+key's own objective (the one the prompt asks for and the reward pays), and `optimal_soc` /
+`optimal_makespan` under each objective separately (the paper's optimal rate is the makespan
+one). A valid plan cheaper than a recorded minimum cannot exist if the answer key is right, so
 the verifier raises `AnswerKeyError` instead of returning a verdict: every optimal rate measured
 against that key would be wrong, and a run should stop rather than train on it.
 """
@@ -79,6 +82,12 @@ class Verdict:
     """The plan's value under the optimum's objective (SOC when no optimum is known)."""
     optimal_cost: int | None = None
     """``instance.optimum.cost``, copied so a verdict alone tells the cost gap."""
+    optimal_soc: bool | None = False
+    """Valid and its SOC is the exact minimal SOC; None for a valid plan whose instance has no
+    known minimal SOC (an invalid answer is never optimal: False)."""
+    optimal_makespan: bool | None = False
+    """Valid and its makespan is the exact minimal makespan (the paper's "optimal"); None as
+    for `optimal_soc`."""
     agent: int | None = None
     """0-based index of the offending agent; the lower one of a conflicting pair."""
     other_agent: int | None = None
@@ -191,19 +200,36 @@ def _valid(instance: Instance, plan: Plan) -> Verdict:
             soc,
             span,
             soc,
+            optimal_soc=None,
+            optimal_makespan=None,
         )
+    minima = {objective: optimum.minimum(objective) for objective in Objective}
+    minima[optimum.objective] = optimum.cost  # the key's own objective: `cost` is authoritative
+    best_soc, best_span = minima[Objective.SOC], minima[Objective.MAKESPAN]
+    for objective, value, best in (("soc", soc, best_soc), ("makespan", span, best_span)):
+        if best is not None and value < best:
+            raise AnswerKeyError(
+                f"instance {instance.id or '<unnamed>'}: a valid plan has {objective} {value}, "
+                f"below the recorded optimum {best}; the answer key is wrong -- re-solve "
+                f"the instance and check the solver. Plan: {plan}"
+            )
     cost = soc if optimum.objective is Objective.SOC else span
-    if cost < optimum.cost:
-        raise AnswerKeyError(
-            f"instance {instance.id or '<unnamed>'}: a valid plan has {optimum.objective} {cost}, "
-            f"below the recorded optimum {optimum.cost}; the answer key is wrong -- re-solve "
-            f"the instance and check the solver. Plan: {plan}"
-        )
     optimal = cost == optimum.cost
     detail = f"valid, {optimum.objective} {cost} vs optimum {optimum.cost}" + (
         " (optimal)" if optimal else f" (+{cost - optimum.cost})"
     )
-    return Verdict(True, None, detail, optimal, soc, span, cost, optimum.cost)
+    return Verdict(
+        True,
+        None,
+        detail,
+        optimal,
+        soc,
+        span,
+        cost,
+        optimum.cost,
+        optimal_soc=None if best_soc is None else soc == best_soc,
+        optimal_makespan=None if best_span is None else span == best_span,
+    )
 
 
 def _as_plan(plan: Sequence[Sequence[Cell]]) -> Plan:

@@ -9,6 +9,7 @@ from harness.backends.base import (
     TrainStep,
     serving,
 )
+from harness.training_summary import TrainingSummary, summarise
 
 __all__ = [
     "Backend",
@@ -17,5 +18,7 @@ __all__ = [
     "Served",
     "ServingBackend",
     "TrainStep",
+    "TrainingSummary",
     "serving",
+    "summarise",
 ]

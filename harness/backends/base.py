@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from designers import Endpoint
 from harness.machine import MachineRecord
+from harness.training_summary import TrainingSummary
 from mapf_env import Instance
 
 Served = Literal["policy", "base"]
@@ -57,6 +58,12 @@ class RoundTraining(BaseModel):
     epochs: int
     samples: int
     seconds: float
+    summary: TrainingSummary | None = Field(
+        default=None,
+        description="The round in numbers (`harness.training_summary.summarise`), which the "
+        "round record keeps and the designer's T module can show; None from a backend that "
+        "gives none, or a round that took no step.",
+    )
 
 
 @runtime_checkable

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.backends.base import Backend, BackendUnavailable
-from harness.experiment import ExperimentConfig
+from harness.experiment import CPU_POLICIES, ExperimentConfig
 
 __all__ = ["BackendUnavailable", "backend_serves_models", "check_backend", "make_backend"]
 
@@ -61,6 +61,7 @@ def make_backend(
             lr=experiment.grpo.learning_rate,
             kl_coef=experiment.grpo.kl_coef,
             precision=experiment.precision,
+            actions=CPU_POLICIES[experiment.policy],
             threads=threads,
         )
         return CpuBackend(settings)

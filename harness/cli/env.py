@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeE
 
 from harness.cli.common import fail
 from harness.cli.lake_view import lake_picture, stats_table
-from mapf_env import Instance
+from mapf_env import Instance, Objective, Optimum
 from mapf_env.config import ConfigError, EnvConfig, load_mapping
 from mapf_env.export import atomic_write_bytes, read_jsonl, read_parquet, write_jsonl, write_parquet
 from mapf_env.field_errors import error_message
@@ -178,7 +178,8 @@ def show_cmd(
         op = inst.optimum
         console.print(
             f"optimal {op.objective.value}: {op.cost} (individual {list(op.individual)},"
-            f" needs conflict resolution: {op.needs_conflict_resolution})"
+            f" needs conflict resolution: {op.needs_conflict_resolution}); exact minima: "
+            f"{_minima_text(op)}"
         )
 
 
@@ -209,7 +210,11 @@ def verify_cmd(
         known = "no optimum known"
         if optimum is not None:
             known = f"optimum {optimum['objective']} {optimum['cost']}"
-        console.print(f"{status}  optimal: {verdict.optimal}  cost: {verdict.cost} ({known})")
+        console.print(
+            f"{status}  optimal: {verdict.optimal}  cost: {verdict.cost} ({known})  "
+            f"optimal makespan: {_flag(verdict.optimal_makespan)}  "
+            f"optimal SOC: {_flag(verdict.optimal_soc)}"
+        )
         console.print(verdict.detail)
         console.print("reward: " + ", ".join(f"{k}={v:.3f}" for k, v in scores.items()))
     if not verdict.valid:
@@ -231,7 +236,20 @@ def _optimum(inst: Instance) -> dict[str, object] | None:
     if op is None:
         return None
     return {"objective": op.objective.value, "cost": op.cost, "soc": op.soc,
-            "makespan": op.makespan}  # fmt: skip
+            "makespan": op.makespan, "min_soc": op.min_soc,
+            "min_makespan": op.min_makespan}  # fmt: skip
+
+
+def _minima_text(op: Optimum) -> str:
+    return ", ".join(
+        f"{objective.value} {'not solved' if (v := op.minimum(objective)) is None else v}"
+        for objective in Objective
+    )
+
+
+def _flag(value: bool | None) -> str:
+    """A verdict's optimality under one objective; 'unknown' when no minimum is recorded."""
+    return "unknown" if value is None else str(value)
 
 
 def _plain(verdict: object) -> dict[str, object]:

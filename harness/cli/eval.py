@@ -25,7 +25,7 @@ from harness.policy_eval import (
     policy_dir,
     resolve_policy,
 )
-from harness.summary import size_mean
+from harness.summary import SUM_HEADER, pct, size_mean
 
 console = Console()
 DEFAULTS = Requests()
@@ -129,22 +129,21 @@ def eval_cmd(
 def _report(outcome: EvalOutcome, as_json: bool) -> None:
     record = outcome.record
     if as_json:
-        suites = {name: {"valid": size_mean(r)[0], "optimal": size_mean(r)[1],
-                         "best_of_valid": size_mean(r, True)[0],
-                         "best_of_optimal": size_mean(r, True)[1], "instances": len(r.verdicts)}
+        suites = {name: {**size_mean(r)._asdict(),
+                         **{f"best_of_{k}": v for k, v in size_mean(r, True)._asdict().items()},
+                         "instances": len(r.verdicts)}
                   for name, r in record.suites.items()}  # fmt: skip
         print(json.dumps({"policy": record.designer, "backend": record.backend,
                           "result": str(outcome.path), "suites": suites,
                           "notes": list(record.notes)}))  # fmt: skip
         return
     n = record.experiment.get("best_of", 1)
-    table = Table(title=f"{record.designer}: valid / optimal Sum (%), zero-shot")
+    table = Table(title=f"{record.designer}: {SUM_HEADER} Sum (%), zero-shot")
     for column in ("suite", "instances", "greedy", f"best of {n}"):
         table.add_column(column, justify="right")
     for name, result in record.suites.items():
-        g, b = size_mean(result), size_mean(result, best_of=True)
-        table.add_row(name, str(len(result.verdicts)), f"{100 * g[0]:.1f} / {100 * g[1]:.1f}",
-                      f"{100 * b[0]:.1f} / {100 * b[1]:.1f}")  # fmt: skip
+        table.add_row(name, str(len(result.verdicts)), size_mean(result).text(pct),
+                      size_mean(result, best_of=True).text(pct))  # fmt: skip
     console.print(table)
     for note in record.notes:
         console.print(f"[dim]- {escape(note)}[/]")

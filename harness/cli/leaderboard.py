@@ -41,7 +41,11 @@ BaselineOption = Annotated[
     typer.Option(help="Designer the deltas are against [default: random, when present]."),
 ]
 ReferenceOption = Annotated[
-    bool, typer.Option(help="Show the paper's reported figures beside the runs.")
+    bool,
+    typer.Option(
+        help="Show the paper's reported figures beside the runs (its opt. is makespan-optimal); "
+        "with --suite-detail size, its per-size cells beside ours, per suite."
+    ),
 ]
 BestOfOption = Annotated[
     bool, typer.Option("--best-of", help="Best-of-n answers instead of greedy.")
@@ -108,7 +112,8 @@ def show_cmd(
     strict: StrictOption = False,
     pool_machines: PoolMachinesOption = False,
 ) -> None:
-    """Sum per designer and agent count, mean over seeds with 95% intervals and deltas."""
+    """Sum per designer and agent count (valid, opt. makespan, opt. SOC), mean over seeds with
+    95% intervals and deltas."""
     if fmt not in FORMATS:
         raise fail(f"unknown format {fmt!r}; formats are {', '.join(FORMATS)}")
     details = suite_detail or []

@@ -190,11 +190,20 @@ def run_cmd(
 
 
 def compare_cmd(
-    designers: Annotated[str, typer.Option(help="Comma-separated designer names.")],
+    designers: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated designer entries (gpt, gpt@V3, gpt@V6+details); default: "
+            "the preset's."
+        ),
+    ] = None,
     preset: Annotated[
-        str, typer.Option(help="A shipped preset (quick, paper_cpu, ...) or a YAML path.")
+        str,
+        typer.Option(help="A shipped preset (quick, ablation_context, ...) or a YAML path."),
     ] = "quick",
-    seeds: Annotated[int, typer.Option(help="Seeds 0..N-1.")] = 1,
+    seeds: Annotated[
+        int | None, typer.Option(help="Seeds 0..N-1; default: the preset's seeds.")
+    ] = None,
     backend: Annotated[str | None, typer.Option(help="cpu or verl.")] = None,
     set_: SetOption = None,
     out: OutOption = Path("runs"),
@@ -210,16 +219,17 @@ def compare_cmd(
     dry_run_: DryRunOption = False,
     allow_design_failures: AllowDesignFailuresOption = False,
 ) -> None:
-    """Compare designers on a preset: `harness compare --designers random,hand,evidence`."""
-    names = [d.strip() for d in designers.split(",") if d.strip()]
-    if not names:
+    """Compare designers on a preset: `harness compare --designers random,hand,evidence`, or
+    the preset's own designers and seeds: `harness compare --preset ablation_context`."""
+    names = [d.strip() for d in (designers or "").split(",") if d.strip()]
+    if designers is not None and not names:
         raise fail("--designers needs at least one name")
-    if seeds < 1:
+    if seeds is not None and seeds < 1:
         raise fail("--seeds must be at least 1")
     if backend is not None and backend not in BACKENDS:
         raise fail(f"--backend {backend}: not one of {', '.join(BACKENDS)}")
-    overrides = [f"designers=[{', '.join(json.dumps(n) for n in names)}]",
-                 f"seeds=[{', '.join(str(s) for s in range(seeds))}]",
+    overrides = [*([f"designers=[{', '.join(json.dumps(n) for n in names)}]"] if names else []),
+                 *([f"seeds=[{', '.join(str(s) for s in range(seeds))}]"] if seeds else []),
                  *([f"backend={backend}"] if backend else []), *(set_ or [])]  # fmt: skip
     _launch(_experiment(preset_path(preset), overrides), dry_run_, out, resume, logger, quiet,
             as_json, executor=executor, workers=workers, ray_address=ray_address,

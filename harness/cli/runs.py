@@ -30,7 +30,7 @@ from harness.run_files import (
     round_error,
     run_status,
 )
-from harness.summary import size_mean
+from harness.summary import SUM_HEADER, pct, size_mean
 from mapf_env import SIZES
 from mapf_env.config import size_name
 
@@ -112,12 +112,18 @@ def _round_label(r: RoundResult, total: int | None) -> str:
 
 def _rounds_table(run: Path, rounds: list[RoundResult], total: int | None) -> Table:
     table = Table(title=f"{escape(str(run))}: rounds (validation, greedy)")
-    for name in ("round", "valid", "optimal", "train s", "designer", "projection notes"):
+    columns = ("round", "valid", "opt. makespan", "opt. SOC", "train s", "designer",
+               "projection notes")  # fmt: skip
+    for name in columns:
         table.add_column(name, justify="right")
     for r in rounds:
         overall, proposal = r.validation.overall, r.proposal
+        soc = overall.optimal_soc_rate
+        if soc is None and r.validation.overall.optimal_makespan is None:
+            soc = overall.optimal_rate  # before version 2 the validation keys were SOC minima
         table.add_row(_round_label(r, total), percent(overall.valid_rate),
-                      percent(overall.optimal_rate), f"{r.train_seconds:.1f}",
+                      percent(overall.optimal_makespan_rate), percent(soc),
+                      f"{r.train_seconds:.1f}",
                       escape(proposal.designer) if proposal else "-",
                       str(len(proposal.notes)) if proposal else "-")  # fmt: skip
     return table
@@ -142,11 +148,10 @@ def _config_table(rounds: list[RoundResult], total: int | None) -> Table:
 
 
 def _final_table(record: ResultRecord) -> Table:
-    final = Table(title="Benchmarks: valid / optimal Sum, greedy and best-of-n")
+    final = Table(title=f"Benchmarks: {SUM_HEADER} Sum (%), greedy and best-of-n")
     for name in ("suite", "greedy", f"best of {record.experiment.get('best_of', '?')}"):
         final.add_column(name, justify="right")
     for name, result in record.suites.items():
-        g, b = size_mean(result), size_mean(result, best_of=True)
-        final.add_row(name, f"{percent(g[0])} / {percent(g[1])}",
-                      f"{percent(b[0])} / {percent(b[1])}")  # fmt: skip
+        final.add_row(name, size_mean(result).text(pct),
+                      size_mean(result, best_of=True).text(pct))  # fmt: skip
     return final

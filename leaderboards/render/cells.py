@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from leaderboards.board import Delta, Estimate
+from leaderboards.metrics import NA
 
 ZERO_MARK = "†"
 ZERO_LEGEND = f"{ZERO_MARK} the 95% interval includes 0: no clear difference from the baseline"
@@ -12,19 +13,24 @@ NO_INTERVAL = "1 seed: no interval"
 """Said once per board, for the numbers shown without brackets."""
 
 
-def estimate_text(e: Estimate) -> str:
-    """`51.7 [48.2, 55.0]`, or the bare `51.7` when the interval is unknown.
+def estimate_text(e: Estimate | None) -> str:
+    """`51.7 [48.2, 55.0]`, or the bare `51.7` when the interval is unknown; `n/a` for a rate
+    the records cannot give (the table's notes say why).
 
     Why an interval is unknown (one seed) is said once for the whole board (`NO_INTERVAL`),
     not repeated in every cell.
     """
+    if e is None:
+        return NA
     if e.low is None or e.high is None:
         return f"{e.mean:.1f}"
     return f"{e.mean:.1f} [{e.low:.1f}, {e.high:.1f}]"
 
 
-def delta_text(d: Delta) -> str:
+def delta_text(d: Delta | None) -> str:
     """`+3.2 [-1.0, +7.4] †` (the mark where the interval includes 0); bare when unknown."""
+    if d is None:
+        return NA
     if d.low is None or d.high is None:
         return _signed(d.mean)
     mark = f" {ZERO_MARK}" if d.includes_zero else ""

@@ -1,15 +1,27 @@
 """A board as plain tables (title, columns, rows of text, notes): what every text renderer draws.
 
-Terminal, Markdown and HTML draw the same `TextTable`s, so they always agree on content.
+Terminal, Markdown and HTML draw the same `TextTable`s, so they always agree on content. Every
+rate table has three rows per designer -- valid, opt. makespan (the paper's), opt. SOC -- and a
+rate the records cannot give reads "n/a", with a note under the table that says why.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
-from leaderboards.board import Board, Cut, DesignerRow
+from leaderboards.board import (
+    Board,
+    Cut,
+    DesignerRow,
+    Estimate,
+    ReferenceRates,
+    ReferenceRow,
+)
 from leaderboards.design_steps import flag_note
+from leaderboards.metrics import DEFINITIONS, LABELS, METRICS, NA, SHORT, Metric, unavailable_note
+from leaderboards.reference import size_rows
 from leaderboards.render.cells import (
     DESIGN_MARK,
     NO_INTERVAL,
@@ -20,7 +32,12 @@ from leaderboards.render.cells import (
 )
 
 CUT_TITLES: dict[Cut, str] = {"size": "map size", "subset": "wait subset", "hole": "hole ratio"}
-RATES = ("valid", "optimal")
+RATES_NOTE = (
+    f"Rates: {SHORT['valid']} = {DEFINITIONS['valid']}; {SHORT['optimal_makespan']} = "
+    f"{DEFINITIONS['optimal_makespan']}; {SHORT['optimal_soc']} = {DEFINITIONS['optimal_soc']}."
+)
+PAPER_OPT = "opt. makespan"
+"""The paper's "opt." as this project names it: makespan-optimal."""
 SHORT_FAILURES = {"agent_count": "agents", "illegal_move": "illegal"}
 
 
@@ -90,10 +107,10 @@ def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextT
     suites = [s.name for s in board.suites]
     out = []
     for row in rows:
-        for i, rate in enumerate(RATES):
+        for i, rate in enumerate(METRICS):
             head = [_name(row), row.backend, row.policy, _seeds(row)] if i == 0 else [""] * 4
-            cells = [estimate_text(getattr(row.suites[s], rate)) for s in suites]
-            out.append([*head, rate, *cells, estimate_text(getattr(row.overall, rate))])
+            cells = [estimate_text(row.suites[s].get(rate)) for s in suites]
+            out.append([*head, LABELS[rate], *cells, estimate_text(row.overall.get(rate))])
     return TextTable(
         title=f"{title}: Sum (%), mean over seeds [95% CI]",
         columns=["designer", "backend", "policy", "seeds", "rate", *suites, "overall"],
@@ -101,6 +118,8 @@ def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextT
         text_columns=5,
         notes=[
             *_design_notes(board, rows, kind),
+            RATES_NOTE,
+            *unavailable_notes(board, overall=True),
             "Sum = mean over map sizes of the per-size rate; overall = mean over suites.",
             f"Intervals: {board.bootstrap.method}; {board.bootstrap.resamples} resamples, "
             f"rng seed {board.bootstrap.rng_seed}.",
@@ -108,6 +127,21 @@ def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextT
         ],
         id=f"main-{kind}",
     )
+
+
+def unavailable_notes(board: Board, overall: bool = False, suite: str | None = None) -> list[str]:
+    """Why some cells read n/a: one line per (suite version, missing rate), naming its suites."""
+    groups: dict[tuple[int | None, tuple[str, ...], Metric], list[str]] = {}
+    for info in board.suites:
+        if suite in (None, info.name):
+            for metric in info.unavailable:
+                key = (info.suite_version, info.optima, cast(Metric, metric))
+                groups.setdefault(key, []).append(info.name)
+    notes = [unavailable_note(" / ".join(names), version, optima, metric)
+             for (version, optima, metric), names in groups.items()]  # fmt: skip
+    if notes and overall:
+        notes.append(f"overall: {NA} for a rate some suite's records cannot give.")
+    return notes
 
 
 def _seeds(row: DesignerRow) -> str:
@@ -133,16 +167,20 @@ def _deltas(board: Board) -> TextTable:
         if row.delta is None or row.delta_overall is None:
             continue
         paired = "paired" if row.delta_overall.valid.paired else "unpaired"
-        for i, rate in enumerate(RATES):
+        for i, rate in enumerate(METRICS):
             head = [_name(row), paired] if i == 0 else ["", ""]
-            cells = [delta_text(getattr(row.delta[s], rate)) for s in suites]
-            out.append([*head, rate, *cells, delta_text(getattr(row.delta_overall, rate))])
+            cells = [delta_text(row.delta[s].get(rate)) for s in suites]
+            out.append([*head, LABELS[rate], *cells, delta_text(row.delta_overall.get(rate))])
     return TextTable(
         title=f"Minus baseline {board.baseline} (percentage points) [95% CI]",
         columns=["designer", "pairing", "rate", *suites, "overall"],
         rows=out,
         text_columns=3,
-        notes=[ZERO_LEGEND, "paired: same seeds, instance by instance; unpaired: seeds differ."],
+        notes=[
+            ZERO_LEGEND,
+            "paired: same seeds, instance by instance; unpaired: seeds differ.",
+            *unavailable_notes(board, overall=True),
+        ],
         id="deltas",
     )
 
@@ -155,17 +193,18 @@ def _details(board: Board, cut: Cut) -> list[TextTable]:
         out = []
         for row in board.rows:
             mine = {d.key: d for d in cells if d.designer == row.designer}
-            for i, rate in enumerate(RATES):
-                texts = [estimate_text(getattr(mine[k].rates, rate)) if k in mine else "-"
+            for i, rate in enumerate(METRICS):
+                texts = [estimate_text(mine[k].rates.get(rate)) if k in mine else "-"
                          for k in keys]  # fmt: skip
-                out.append([_name(row) if i == 0 else "", rate, *texts])
+                out.append([_name(row) if i == 0 else "", LABELS[rate], *texts])
+        within = [] if cut == "size" else ["Each cell: mean over map sizes within the cut."]
         tables.append(
             TextTable(
                 title=f"{suite.name} by {CUT_TITLES[cut]}: rate (%) [95% CI]",
                 columns=["designer", "rate", *keys],
                 rows=out,
                 text_columns=2,
-                notes=[] if cut == "size" else ["Each cell: mean over map sizes within the cut."],
+                notes=[*within, *unavailable_notes(board, suite=suite.name)],
                 id=f"detail-{suite.name}-{cut}",
             )
         )
@@ -210,39 +249,100 @@ def _reference(board: Board) -> TextTable:
     suites = list(dict.fromkeys(s for r in ref.rows for s in r.suites))
     rows = []
     for r in ref.rows:
-        cells = [f"{r.suites[s].valid:.2f} / {r.suites[s].optimal:.2f}" if s in r.suites else "-"
-                 for s in suites]  # fmt: skip
-        rows.append([r.label, r.designer or "-", r.kind, *cells])
+        cells = [_paper(r.suites[s]) if s in r.suites else "-" for s in suites]
+        rows.append([r.label, r.designer or "-", r.kind, r.source, *cells])
+    mismatched = [f"{d.row} {d.suite} {d.metric}: Sum {d.reported_sum:.2f}, its cells' mean "
+                  f"{d.cell_mean:.2f}" for d in ref.discrepancies]  # fmt: skip
     return TextTable(
-        title=f"The paper's figures ({ref.label}): Sum valid / optimal (%)",
-        columns=["row", "designer", "kind", *suites],
+        title=f"The paper's figures ({ref.label}): Sum valid / {PAPER_OPT} (%)",
+        columns=["row", "designer", "kind", "from", *suites],
         rows=rows,
-        text_columns=3,
-        notes=[f"Source: {ref.source}.", *ref.notes],
+        text_columns=4,
+        notes=[
+            f"The paper's opt. is makespan-optimal: compare it with {LABELS['optimal_makespan']}, "
+            "not with opt. SOC.",
+            *(f"from {key}: {text}." for key, text in ref.sources.items()),
+            *([f"Sums that are not their cells' mean (kept as reported): {'; '.join(mismatched)}."]
+              if mismatched else []),
+            "kind: designer = trains the 4B policy; policy = the model itself answers (zero-shot).",
+            *_row_notes(ref.rows),
+            *ref.notes,
+        ],
         id="reference",
-    )
+    )  # fmt: skip
+
+
+def _row_notes(rows: Sequence[ReferenceRow]) -> list[str]:
+    """Each distinct row note once, after the rows it is about."""
+    by_note: dict[str, list[str]] = {}
+    for r in rows:
+        if r.note:
+            by_note.setdefault(r.note, []).append(r.label)
+    return [f"{', '.join(labels)}: {note}." for note, labels in by_note.items()]
+
+
+def _paper(rates: ReferenceRates) -> str:
+    return f"{rates.valid:.2f} / {rates.optimal_makespan:.2f}"
 
 
 def _reference_details(board: Board, details: Sequence[Cut]) -> list[TextTable]:
-    """The paper's per-size row (with size details) and variant rows (with subset details)."""
+    """Per suite, our per-size rates beside the paper's (size details); the paper's context
+    variants (subset details)."""
     ref = board.reference
     assert ref is not None
-    tables = []
-    label = f"({ref.label})"
-    for row in ref.per_size if "size" in details else ():
-        sizes = list(row.sizes)
-        cells = [f"{row.sizes[k].valid:.2f} / {row.sizes[k].optimal:.2f}" for k in sizes]
-        tables.append(TextTable(
-            title=f"The paper's {row.suite} by map size {label}: valid / optimal (%)",
-            columns=["row", *sizes], rows=[[row.label, *cells]], id="reference-size",
-        ))  # fmt: skip
+    tables: list[TextTable] = []
+    if "size" in details:
+        tables.extend(_beside_paper(board, suite.name) for suite in board.suites)
     if "subset" in details and ref.variants:
         subsets = list(ref.variants[0].valid_by_subset)
         rows = [[v.variant, v.modules, *(f"{v.valid_by_subset[s]:.1f}" for s in subsets)]
                 for v in ref.variants]  # fmt: skip
         tables.append(TextTable(
-            title=f"The paper's context variants by wait subset {label}: valid (%)",
+            title=f"The paper's context variants by wait subset ({ref.label}): valid (%)",
             columns=["variant", "context", *subsets], rows=rows, text_columns=2,
             id="reference-subset",
         ))  # fmt: skip
     return tables
+
+
+def _beside_paper(board: Board, suite: str) -> TextTable:
+    """One suite by map size: this board's rows (means over seeds), then the paper's rows."""
+    ref = board.reference
+    assert ref is not None
+    info = next(s for s in board.suites if s.name == suite)
+    paper = size_rows(ref, suite)
+    keys = list(dict.fromkeys([*(str(k) for k in info.sizes),
+                               *(k for r in paper for k in r.sizes[suite])]))  # fmt: skip
+    out = []
+    for row in board.rows:
+        mine = {d.key: d.rates for d in board.details
+                if d.designer == row.designer and d.suite == suite and d.cut == "size"}  # fmt: skip
+        cells = [_ours(mine[k].valid, mine[k].optimal_makespan) if k in mine else "-"
+                 for k in keys]  # fmt: skip
+        total = row.suites[suite]
+        out.append([_name(row), "this board", *cells, _ours(total.valid, total.optimal_makespan)])
+    for r in paper:
+        cells = [_paper(r.sizes[suite][k]) if k in r.sizes[suite] else "-" for k in keys]
+        out.append([r.label, "paper", *cells, _paper(r.suites[suite])])
+    left_out = [r.label for r in ref.rows if suite in r.suites and suite not in r.sizes]
+    return TextTable(
+        title=f"{suite} by map size beside the paper's ({ref.label}): valid / {PAPER_OPT} (%)",
+        columns=["row", "from", *keys, "Sum"],
+        rows=out,
+        text_columns=2,
+        notes=[
+            f"Each cell: valid / {PAPER_OPT} (the paper's opt.); this board: "
+            f"mean over seeds ({board.answers.replace('_', '-')} answers; intervals in the "
+            f"'{suite} by map size' table); paper: as its project page reports it.",
+            *unavailable_notes(board, suite=suite),
+            *([f"Paper rows with Sums only (no per-size cells on the project page): "
+               f"{', '.join(left_out)}."] if left_out else []),
+            "The paper trains a 4B model on GPUs: its rows are reported, not reproduced.",
+        ],
+        id=f"reference-size-{suite}",
+    )  # fmt: skip
+
+
+def _ours(valid: Estimate, makespan: Estimate | None) -> str:
+    mk = NA if makespan is None else f"{makespan.mean:.1f}"
+    return f"{valid.mean:.1f} / {mk}"

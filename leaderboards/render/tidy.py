@@ -7,7 +7,8 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from leaderboards.board import Board, Delta, DesignFailures, Estimate
+from leaderboards.board import Board, Delta, DesignFailures, Estimate, SuiteInfo
+from leaderboards.metrics import METRICS, NA
 
 FIELDS = (
     "section", "designer", "kind", "backend", "policy", "suite", "cut", "key", "metric",
@@ -19,8 +20,12 @@ FIELDS = (
 def render_csv(board: Board) -> str:
     """Rates (`section` rate / detail), design failures, answer failures, costs, reported figures.
 
-    A `design` row exists only for a designer with failed design steps: `failed_steps` (per
-    reason in `key`, and in total), `design_steps` and `ranked`, the flag's text in `note`.
+    Rates have `metric` valid, optimal_makespan (the paper's "opt.") or optimal_soc; one the
+    records cannot give has an empty `value` and `note` saying why (n/a). A `design` row exists
+    only for a designer with failed design steps: `failed_steps` (per reason in `key`, and in
+    total), `design_steps` and `ranked`, the flag's text in `note`. `reference` rows hold the
+    paper's figures: Sums (`cut` empty) and per-size cells (`cut` size, `key` the size), with
+    metrics valid and optimal_makespan.
     """
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\n")
@@ -31,33 +36,36 @@ def render_csv(board: Board) -> str:
 
 
 def _rows(board: Board) -> Iterator[dict[str, Any]]:
+    info = {s.name: s for s in board.suites}
     for row in board.rows:
         who = {"designer": row.designer, "kind": row.kind, "backend": row.backend,
                "policy": row.policy}  # fmt: skip
         cells = [*((s, row.suites[s], (row.delta or {}).get(s)) for s in row.suites),
                  ("overall", row.overall, row.delta_overall)]  # fmt: skip
         for suite, cell, delta in cells:
-            for metric in ("valid", "optimal"):
-                d = getattr(delta, metric) if delta is not None else None
+            for metric in METRICS:
+                d = delta.get(metric) if delta is not None else None
+                why = _why(list(info.values()) if suite == "overall" else [info[suite]], metric)
                 yield {"section": "rate", **who, "suite": suite, "metric": metric,
-                       **_estimate(getattr(cell, metric)), **_delta(board, d)}  # fmt: skip
+                       **_estimate(cell.get(metric), why), **_delta(board, d)}  # fmt: skip
     for detail in board.details:
-        for metric in ("valid", "optimal"):
+        for metric in METRICS:
+            why = _why([info[detail.suite]], metric)
             yield {"section": "detail", "designer": detail.designer, "suite": detail.suite,
                    "cut": detail.cut, "key": detail.key, "metric": metric,
-                   **_estimate(getattr(detail.rates, metric))}  # fmt: skip
+                   **_estimate(detail.rates.get(metric), why)}  # fmt: skip
     yield from _design(board)
     for f in board.failures:
-        for metric, share in {"valid": f.valid, **f.shares}.items():
+        for share_of, share in {"valid": f.valid, **f.shares}.items():
             yield {"section": "failure", "designer": f.designer, "suite": f.suite,
-                   "metric": metric, "value": share}  # fmt: skip
+                   "metric": share_of, "value": share}  # fmt: skip
     for c in board.costs:
-        for metric in ("proposals", "model_calls", "prompt_tokens", "completion_tokens",
+        for field in ("proposals", "model_calls", "prompt_tokens", "completion_tokens",
                        "cost_usd", "design_seconds_per_round", "train_seconds_per_round",
                        "run_seconds"):  # fmt: skip
-            note = c.cost_note if metric == "cost_usd" else None
-            yield {"section": "cost", "designer": c.designer, "metric": metric,
-                   "value": getattr(c, metric), "note": note}  # fmt: skip
+            note = c.cost_note if field == "cost_usd" else None
+            yield {"section": "cost", "designer": c.designer, "metric": field,
+                   "value": getattr(c, field), "note": note}  # fmt: skip
     yield from _reference(board)
 
 
@@ -77,8 +85,15 @@ def _design(board: Board) -> Iterator[dict[str, Any]]:
             yield {**who, "metric": metric, "value": value}
 
 
-def _estimate(e: Estimate) -> dict[str, Any]:
+def _estimate(e: Estimate | None, why: str) -> dict[str, Any]:
+    if e is None:
+        return {"note": why}
     return {"value": e.mean, "ci_low": e.low, "ci_high": e.high, "seeds": e.seeds, "note": e.note}
+
+
+def _why(suites: list[SuiteInfo], metric: str) -> str:
+    """Why `metric` is unknown on these suites (the first that lacks it)."""
+    return next((s.unavailable[metric] for s in suites if metric in s.unavailable), NA)
 
 
 def _delta(board: Board, d: Delta | None) -> dict[str, Any]:
@@ -92,9 +107,14 @@ def _delta(board: Board, d: Delta | None) -> dict[str, Any]:
 def _reference(board: Board) -> Iterator[dict[str, Any]]:
     if board.reference is None:
         return
+    label = board.reference.label
     for r in board.reference.rows:
+        who = {"section": "reference", "designer": r.designer or r.label, "kind": r.kind,
+               "note": f"{label} ({r.source}): {r.label}"}  # fmt: skip
         for suite, rates in r.suites.items():
-            for metric in ("valid", "optimal"):
-                yield {"section": "reference", "designer": r.designer or r.label,
-                       "kind": r.kind, "suite": suite, "metric": metric,
-                       "value": getattr(rates, metric), "note": board.reference.label}  # fmt: skip
+            for metric in ("valid", "optimal_makespan"):
+                yield {**who, "suite": suite, "metric": metric, "value": getattr(rates, metric)}
+            for size, cell in r.sizes.get(suite, {}).items():
+                for metric in ("valid", "optimal_makespan"):
+                    yield {**who, "suite": suite, "cut": "size", "key": size, "metric": metric,
+                           "value": getattr(cell, metric)}  # fmt: skip

@@ -181,7 +181,8 @@ def _plots(
     for suite in board.suites:
         src = f"plots/sizes-{suite.name}.svg"
         write(src, plots.size_curves_svg(board, suite.name))
-        size_figures.append(Figure(src, f"{suite.name}: valid and optimal rate per map size",
+        size_figures.append(Figure(src, f"{suite.name}: valid, makespan-optimal and SOC-optimal "
+                                   "rate per map size",
                                    _size_caption(board, suite.name)))  # fmt: skip
     return {"size_figures": size_figures, "validation": _validation_figure(ranked, write)}
 
@@ -218,12 +219,14 @@ def _validation_figure(designers: list[DesignerView], write: Writer) -> Figure |
         return None
     src = "plots/validation.svg"
     write(src, plots.validation_svg(series))
-    return Figure(src, "validation valid and optimal rate per round",
+    return Figure(src, "validation valid, makespan-optimal and SOC-optimal rate per round",
                   "2-agent validation set, greedy answers, after each round's training; "
                   "thick: mean over seeds, faint: each seed.")  # fmt: skip
 
 
 def _size_caption(board: Board, suite: str) -> str:
+    from leaderboards import plots
+
     several = [r.designer for r in board.rows if len(r.seeds) > 1]
     if len(several) == len(board.rows):
         band = "shaded: 95% interval"
@@ -232,9 +235,18 @@ def _size_caption(board: Board, suite: str) -> str:
     else:
         band = "no interval (one seed each)"
     answers = board.answers.replace("_", "-")
-    text = f"{suite}, {answers} answers: mean over seeds per map size; {band}."
-    if board.reference is not None and any(r.suite == suite for r in board.reference.per_size):
-        text += " Dashed: the paper's figures (reported, not reproduced)."
+    text = (
+        f"{suite}, {answers} answers: mean over seeds per map size; {band}. Panels: valid, "
+        "opt. makespan (the paper's opt.), opt. SOC."
+    )
+    info = next(s for s in board.suites if s.name == suite)
+    if info.unavailable:
+        text += " " + " ".join(info.unavailable.values()) + "."
+    if plots.paper_rows(board, suite):
+        text += (
+            " Dashed: the paper's per-size figures (reported, not reproduced) on the valid and "
+            "makespan panels; it reports no SOC-optimal rate."
+        )
     return text
 
 

@@ -15,10 +15,11 @@ from pathlib import Path
 from designers import Proposal
 from harness.records import ResultRecord, RoundResult
 from harness.run_dir import RESULT_FILE, ROUND_FILE, RUN_FILE, safe_name
-from harness.summary import size_mean
-from leaderboards.board import DesignFailures
+from leaderboards.board import Answers, DesignFailures
 from leaderboards.design_steps import design_failures
+from leaderboards.metrics import METRICS, Metric
 from leaderboards.readers import LoadedRun
+from leaderboards.verdicts import suite_sums
 
 RAW_FILES = (RUN_FILE, RESULT_FILE)
 ROUND_FILES = (ROUND_FILE, "config.yaml", "curves.jsonl")
@@ -34,11 +35,15 @@ class RawFile:
     note: str = ""
 
 
+Rates = dict[Metric, float | None]
+"""Percent per rate; None where the record cannot give it (the page shows n/a)."""
+
+
 @dataclass(frozen=True)
 class RoundView:
     round: RoundResult
-    valid: float
-    optimal: float
+    rates: Rates
+    """The round's validation rates (optimal ones None in reports that predate them)."""
     answers: int
     proposal: Proposal | None
     changes: str
@@ -54,7 +59,8 @@ class RunView:
     page: str
     plot: str | None
     rounds: list[RoundView]
-    sums: list[tuple[str, float, float]]
+    sums: list[tuple[str, Rates]]
+    """Per suite: this run's Sum of every rate."""
     design_failures: DesignFailures | None = None
     """This run's failed design steps (None when every step designed)."""
     ranked: bool = True
@@ -105,8 +111,7 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = Tr
     rounds = [
         RoundView(
             round=r,
-            valid=100 * r.validation.overall.valid_rate,
-            optimal=100 * r.validation.overall.optimal_rate,
+            rates={m: _pct(getattr(r.validation.overall, f"{m}_rate")) for m in METRICS},
             answers=r.validation.overall.n,
             proposal=r.proposal,
             changes=json.dumps(r.proposal.changes, indent=2, sort_keys=True) if r.proposal else "",
@@ -114,10 +119,11 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = Tr
         )
         for r in record.rounds
     ]
-    sums = []
-    for name, suite in record.suites.items():
-        valid, optimal = size_mean(suite, answers_best_of)
-        sums.append((name, 100 * valid, 100 * optimal))
+    answers: Answers = "best_of" if answers_best_of else "greedy"
+    sums = [
+        (name, {m: _pct(v) for m, v in suite_sums(suite, answers).items()})
+        for name, suite in record.suites.items()
+    ]
     return RunView(
         run=run,
         slug=run_slug,
@@ -128,6 +134,10 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = Tr
         design_failures=design_failures([record]),
         ranked=ranked,
     )
+
+
+def _pct(rate: float | None) -> float | None:
+    return None if rate is None else 100 * rate
 
 
 def copy_raw_files(view: RunView, site: Path) -> None:

@@ -12,19 +12,21 @@ def report(
     failures: dict[int, dict[str, int]],
     n: int = 50,
     optimal_share: float = 0.5,
+    makespan_share: float = 0.6,
 ) -> EvalReport:
     """A validation report with the given valid rate per size and failure counts per size.
 
-    `optimal_share` of each size's valid answers are optimal (half by default).
+    `optimal_share` of each size's valid answers are optimal (half by default) under the answer
+    key's objective, SOC; `makespan_share` of them are makespan-optimal.
     """
-    per_size = {
-        s: RateCounts(
-            n=n,
-            valid=round(valid.get(s, 0.0) * n),
-            optimal=round(valid.get(s, 0.0) * n * optimal_share),
-        )
-        for s in SIZES
-    }
+    per_size = {}
+    for s in SIZES:
+        soc = round(valid.get(s, 0.0) * n * optimal_share)
+        span = round(valid.get(s, 0.0) * n * makespan_share)
+        per_size[s] = RateCounts(
+            n=n, valid=round(valid.get(s, 0.0) * n), optimal=soc, optimal_soc=soc,
+            optimal_makespan=span,
+        )  # fmt: skip
     totals: dict[str, int] = {}
     full_failures = {}
     for s in SIZES:
@@ -40,6 +42,8 @@ def report(
         n=n * len(SIZES),
         valid=sum(c.valid for c in per_size.values()),
         optimal=sum(c.optimal for c in per_size.values()),
+        optimal_soc=sum(c.optimal_soc or 0 for c in per_size.values()),
+        optimal_makespan=sum(c.optimal_makespan or 0 for c in per_size.values()),
     )
     return EvalReport(overall=overall, per_size=per_size, failures=totals,
                       per_size_failures=full_failures)  # fmt: skip

@@ -23,11 +23,18 @@ GOLDEN = Path(__file__).parents[1] / "golden" / "designer_prompts"
 REGENERATE = os.environ.get("ENVDESIGN_REGEN_GOLDEN") == "1"
 
 
-def _report(base: float) -> EvalReport:
+def _report(base: float, *, both_optima: bool = False) -> EvalReport:
+    """A report; with `both_optima`, it also counts SOC- and makespan-optimal answers (as on a
+    version-2 validation set), else only the answer key's own objective (an older record)."""
     share = {s: max(0.0, base - 0.1 * (s - 3)) for s in SIZES}
     per_size = {
-        s: RateCounts(n=20, valid=round(20 * share[s]), optimal=round(10 * share[s])) for s in SIZES
-    }
+        s: RateCounts(
+            n=20, valid=round(20 * share[s]), optimal=round(10 * share[s]),
+            optimal_soc=round(10 * share[s]) if both_optima else None,
+            optimal_makespan=round(14 * share[s]) if both_optima else None,
+        )
+        for s in SIZES
+    }  # fmt: skip
     per_fail = {
         s: {**dict.fromkeys(FAILURE_TYPES, 0), "conflict": s, "hole": s // 2} for s in SIZES
     }
@@ -36,6 +43,10 @@ def _report(base: float) -> EvalReport:
         n=160,
         valid=sum(r.valid for r in per_size.values()),
         optimal=sum(r.optimal for r in per_size.values()),
+        optimal_soc=sum(r.optimal_soc or 0 for r in per_size.values()) if both_optima else None,
+        optimal_makespan=sum(r.optimal_makespan or 0 for r in per_size.values())
+        if both_optima
+        else None,
     )
     return EvalReport(
         overall=overall, per_size=per_size, failures=totals, per_size_failures=per_fail
@@ -57,7 +68,7 @@ def fixed_context() -> DesignContext:
         total_rounds=3,
         config=EnvConfig.uniform(hole_ratio=0.3, wait_ratio=0.5),
         initial_config=start,
-        report=_report(0.8),
+        report=_report(0.8, both_optima=True),
         history=history,
         training=TrainingInfo(
             round=2, epochs=3, samples=4000, details={"kl": 0.01, "reward": 0.42}

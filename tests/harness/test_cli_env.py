@@ -95,7 +95,9 @@ def test_verify_exits_1_for_an_invalid_answer_and_still_prints_the_optimum(
     assert not verdict["verdict"]["valid"] and verdict["verdict"]["optimal_cost"] is None
     assert verdict["optimum"] == {"objective": inst.optimum.objective.value,
                                   "cost": inst.optimum.cost, "soc": inst.optimum.soc,
-                                  "makespan": inst.optimum.makespan}  # fmt: skip
+                                  "makespan": inst.optimum.makespan,
+                                  "min_soc": inst.optimum.min_soc,
+                                  "min_makespan": inst.optimum.min_makespan}  # fmt: skip
 
 
 def test_verify_exits_0_for_a_valid_answer_even_when_not_optimal(tmp_path: Path) -> None:

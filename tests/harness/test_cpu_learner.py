@@ -42,6 +42,7 @@ from mapf_env import (
     random_config,
     verify,
 )
+from tests.harness.measuring import trained_and_restored
 
 SETTINGS = CpuLearnerSettings(batch_size=64, threads=2)
 # Failures a masked policy can still make: it never leaves the grid, enters a hole or jumps.
@@ -98,11 +99,7 @@ def test_same_seed_same_answers(validation: list[Instance]) -> None:
 def test_save_load_round_trip(
     tmp_path: Path, training: tuple[Instance, ...], validation: list[Instance]
 ) -> None:
-    backend = CpuBackend(SETTINGS)
-    backend.train_round(training[:128], epochs=1, seed=0)
-    backend.save(tmp_path)
-    restored = CpuBackend(CpuLearnerSettings(seed=99))
-    restored.load(tmp_path)
+    backend, restored = trained_and_restored(SETTINGS, training, tmp_path)
     assert restored.settings == SETTINGS
     sample = validation[::5]
     assert restored.respond(sample) == backend.respond(sample)

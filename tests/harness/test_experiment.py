@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.experiment import ExperimentConfig, apply_overrides
-from mapf_env import ConfigError, EnvConfig, random_config
+from mapf_env import ConfigError, EnvConfig, Objective, generate, random_config
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
@@ -72,6 +72,20 @@ def test_initial_configuration_is_shared_per_seed_or_given() -> None:
         {"initial": {"kind": "given", "config": EnvConfig.uniform().model_dump(mode="json")}}
     )
     assert given.initial.resolve(seed=3, n_agents=2, samples=500).samples == 500
+
+
+def test_the_reward_objective_is_the_round_configurations_objective() -> None:
+    """`reward_objective` decides what the training instances are solved for (SOC by default);
+    the random start is otherwise the same draw."""
+    assert ExperimentConfig().reward_objective is Objective.SOC
+    spans = ExperimentConfig.from_mapping({"reward_objective": "makespan"})
+    start = spans.initial.resolve(3, 2, 1000, spans.reward_objective)
+    assert start.objective is Objective.MAKESPAN
+    assert start.sizes == random_config(3, n_agents=2, samples=1000).sizes
+    data = generate(start.model_copy(update={"samples": 16}), seed=0, workers=1)
+    assert {i.optimum.objective for i in data.instances if i.optimum} == {Objective.MAKESPAN}
+    with pytest.raises(ConfigError, match="reward_objective"):
+        ExperimentConfig.from_mapping({"reward_objective": "speed"})
 
 
 def test_a_misspelt_key_at_any_depth_gets_a_suggestion(tmp_path: Path) -> None:

@@ -17,39 +17,68 @@ EXPERIMENT = {"name": "hand", "backend": "cpu", "policy": "mlp", "rounds": 1, "d
 SUBSETS = ("wr_025", "wr_050", "wr_075")
 HOLES = (0.1, 0.2, 0.3, 0.4, 0.5)
 
-# Per size: a list of (valid, optimal) answers.
-Answers = Mapping[int, Sequence[tuple[bool, bool]]]
+# Per size: a list of (valid, SOC-optimal) answers, or (valid, SOC-optimal, makespan-optimal).
+Answer = tuple[bool, ...]
+Answers = Mapping[int, Sequence[Answer]]
 
 
-def rates(per_size: Mapping[int, tuple[int, int, int]]) -> Answers:
-    """{size: (n, valid, optimal)} as answers: the first `valid` valid, first `optimal` optimal."""
-    return {s: [(i < v, i < o) for i in range(n)] for s, (n, v, o) in per_size.items()}
+def rates(per_size: Mapping[int, tuple[int, ...]]) -> Answers:
+    """{size: (n, valid, soc)} or {size: (n, valid, soc, makespan)} as answers: the first `valid`
+    valid, the first `soc` SOC-optimal, the first `makespan` makespan-optimal."""
+    return {
+        s: [tuple(i < k for k in counts[1:]) for i in range(counts[0])]
+        for s, counts in per_size.items()
+    }
 
 
-def suite(answers: Answers, name: str = "3agents", failure: str = "conflict") -> SuiteResult:
+def suite(
+    answers: Answers, name: str = "3agents", failure: str = "conflict", version: int | None = None
+) -> SuiteResult:
+    """A suite result of `answers`: of suite version 2 (both optima) when they carry makespan
+    flags, else of version 1 (SOC optima only, as the shipped suites were), unless `version`."""
+    makespan = all(len(a) == 3 for items in answers.values() for a in items)
+    version = version or (2 if makespan else 1)
     rows = []
     for size, items in answers.items():
         subsets, holes = cycle(SUBSETS), cycle(HOLES)
-        for i, (valid, optimal) in enumerate(items):
+        for i, answer in enumerate(items):
+            valid, soc = answer[0], answer[1] and answer[0]
+            span = (answer[2] and valid) if len(answer) == 3 else None
+            flags = {
+                "optimal_soc": soc,
+                "optimal_makespan": span,
+                "best_of_optimal_soc": soc,
+                "best_of_optimal_makespan": span,
+            }
             rows.append(
                 InstanceVerdict(
                     id=f"{name}-s{size}-i{i:03d}", size=size, subset=next(subsets),
-                    hole_ratio=next(holes), valid=valid, optimal=optimal and valid,
+                    hole_ratio=next(holes), valid=valid, optimal=soc,
                     failure=None if valid else failure, cost=None, optimal_cost=None,
-                    best_of_valid=valid, best_of_optimal=optimal and valid,
+                    best_of_valid=valid, best_of_optimal=soc,
+                    **(flags if version >= 2 else {}),
                 )
             )  # fmt: skip
-    per_size = {
-        size: RateCounts(n=len(items), valid=sum(v for v, _ in items),
-                         optimal=sum(v and o for v, o in items))
-        for size, items in answers.items()
-    }  # fmt: skip
-    overall = RateCounts(n=sum(c.n for c in per_size.values()),
-                         valid=sum(c.valid for c in per_size.values()),
-                         optimal=sum(c.optimal for c in per_size.values()))  # fmt: skip
+    per_size = {size: _counts(items, version) for size, items in answers.items()}
+    overall = RateCounts(
+        n=sum(c.n for c in per_size.values()), valid=sum(c.valid for c in per_size.values()),
+        optimal=sum(c.optimal for c in per_size.values()),
+        optimal_soc=sum(c.optimal_soc or 0 for c in per_size.values()) if version >= 2 else None,
+        optimal_makespan=sum(c.optimal_makespan or 0 for c in per_size.values())
+        if version >= 2 else None,
+    )  # fmt: skip
     report = EvalReport(overall=overall, per_size=per_size)
     return SuiteResult(suite=name, n_agents=3, greedy=report, best_of=report, best_of_n=1,
-                       verdicts=tuple(rows), suite_version=1, content_sha256="hand")  # fmt: skip
+                       verdicts=tuple(rows), suite_version=version,
+                       content_sha256=f"hand-v{version}")  # fmt: skip
+
+
+def _counts(items: Sequence[Answer], version: int) -> RateCounts:
+    soc = sum(a[0] and a[1] for a in items)
+    span = sum(a[0] and a[2] for a in items if len(a) == 3)
+    return RateCounts(n=len(items), valid=sum(a[0] for a in items), optimal=soc,
+                      optimal_soc=soc if version >= 2 else None,
+                      optimal_makespan=span if version >= 2 else None)  # fmt: skip
 
 
 def record(designer: str, seed: int, suites: Mapping[str, SuiteResult]) -> ResultRecord:

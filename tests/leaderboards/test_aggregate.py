@@ -20,8 +20,9 @@ def test_sum_is_the_mean_over_sizes_of_the_per_size_rate() -> None:
     ]
     row = build_board(runs, resamples=FAST).rows[0]
     assert row.suites["3agents"].valid.mean == pytest.approx(50.0)
-    # optimal: seed 0 (50% + 0%)/2 = 25; seed 1 (25% + 50%)/2 = 37.5; mean 31.25
-    assert row.suites["3agents"].optimal.mean == pytest.approx(31.25)
+    # SOC-optimal: seed 0 (50% + 0%)/2 = 25; seed 1 (25% + 50%)/2 = 37.5; mean 31.25
+    soc = row.suites["3agents"].optimal_soc
+    assert soc is not None and soc.mean == pytest.approx(31.25)
     assert row.seeds == (0, 1) and row.backend == "cpu" and row.policy == "mlp"
 
 
@@ -31,7 +32,8 @@ def test_overall_is_the_mean_over_suites() -> None:
     row = build_board(runs, resamples=FAST).rows[0]
     assert row.suites["3agents"].valid.mean == 50.0 and row.suites["4agents"].valid.mean == 10.0
     assert row.overall.valid.mean == pytest.approx(30.0)
-    assert row.overall.optimal.mean == pytest.approx(25.0)
+    soc = row.overall.optimal_soc
+    assert soc is not None and soc.mean == pytest.approx(25.0)
 
 
 def test_interval_contains_the_mean_and_shrinks_with_more_instances() -> None:
@@ -53,7 +55,7 @@ def test_one_seed_says_the_interval_is_unknown_once_not_in_every_cell() -> None:
     for fmt in ("terminal", "markdown", "html"):
         text = render(board, fmt, details=["size", "subset"])
         assert text.count("1 seed: no interval") == 1, fmt
-        assert "n/a" not in text and "40.0 [" not in text, fmt
+        assert ONE_SEED not in text and "40.0 [" not in text, fmt
     assert "| valid | 40.0 | 40.0 |" in render(board, "markdown")
 
 

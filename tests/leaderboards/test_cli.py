@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -36,6 +37,22 @@ def test_show_prints_the_board_and_writes_every_format(compare_root: Path, tmp_p
     assert best.exit_code == 0 and json.loads(best.output)["answers"] == "best_of"
     schema = runner.invoke(app, ["leaderboard", "schema"])
     assert schema.exit_code == 0 and json.loads(schema.output)["title"] == "Board"
+
+
+def test_reference_with_size_detail_shows_the_papers_per_size_cells(compare_root: Path) -> None:
+    shown = runner.invoke(app, ["leaderboard", "show", str(compare_root), "--reference",
+                                "--suite-detail", "size", "--resamples", "200"],
+                          env={"COLUMNS": "400"})  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    text = shown.output
+    assert (
+        "3agents by map size beside the paper's (reported, not reproduced): valid / opt. "
+        "makespan (%)" in text
+    )
+    # the self-checkpoint designer's 3x3 cell and the fixed random configuration's 10x10 cell
+    assert "68.67 / 48.00" in text and "19.33 / 13.33" in text
+    assert re.search(r"│ random\s+│ this board │\s+\d+\.\d / (\d+\.\d|n/a) │", text), text
+    assert "opt. makespan (paper's)" in text and "opt. SOC" in text
 
 
 def test_bad_input_is_one_line_naming_the_run(compare_root: Path, tmp_path: Path) -> None:

@@ -34,12 +34,20 @@ def test_csv_parses_into_tidy_rows(board: Board) -> None:
     assert rows and tuple(rows[0]) == FIELDS
     sections = {r["section"] for r in rows}
     assert sections == {"rate", "detail", "failure", "cost", "reference"}
-    uniform = [r for r in rows if r["section"] == "rate" and r["designer"] == "uniform"]
-    assert {r["suite"] for r in uniform} == {"3agents", "overall"}
+    rated = [r for r in rows if r["section"] == "rate" and r["designer"] == "uniform"]
+    assert {r["suite"] for r in rated} == {"3agents", "overall"}
+    assert {r["metric"] for r in rated} == {"valid", "optimal_makespan", "optimal_soc"}
+    unknown = [r for r in rated if r["value"] == ""]  # n/a: a suite version without that optimum
+    assert all(r["metric"] == "optimal_makespan" and r["note"].startswith("n/a: ")
+               for r in unknown)  # fmt: skip
+    uniform = [r for r in rated if r["value"] != ""]
     assert all(r["baseline"] == "random" and r["delta_includes_zero"] in ("True", "False")
                for r in uniform)  # fmt: skip
     for r in uniform:
         assert float(r["ci_low"]) <= float(r["value"]) <= float(r["ci_high"])
+    paper = [r for r in rows if r["section"] == "reference" and r["cut"] == "size"]
+    assert {r["metric"] for r in paper} == {"valid", "optimal_makespan"}
+    assert len(paper) == 7 * (8 + 7 + 6) * 2, "every per-size cell of the paper's three tables"
 
 
 def test_json_round_trips_and_validates_against_the_shipped_schema(board: Board) -> None:
@@ -51,7 +59,7 @@ def test_json_round_trips_and_validates_against_the_shipped_schema(board: Board)
     assert shipped == board_json_schema(), "regenerate with `harness leaderboard schema --out`"
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.validate(json.loads(text), shipped)
-    assert json.loads(text)["schema_version"] == "1"
+    assert json.loads(text)["schema_version"] == "2"
 
 
 def test_markdown_tables_have_a_consistent_shape(board: Board) -> None:

@@ -88,6 +88,9 @@ def test_the_site_holds_pages_plots_and_small_run_files(site: Path) -> None:
     assert 'id="main-designer"' in index and 'id="detail-3agents-size"' in index
     assert "reported, not reproduced" in index
     assert 'href="runs/random-seed-0.html"' in index
+    assert "3agents valid / opt. makespan / opt. SOC" in index and "68.67 / 48.00" in index
+    run_page = files["runs/random-seed-0.html"].decode()
+    assert "opt. makespan (paper's) (%)" in run_page and "opt. SOC (%)" in run_page
 
 
 def test_model_text_is_escaped_on_run_pages(site: Path) -> None:
@@ -197,7 +200,8 @@ def test_the_site_opens_offline_in_chromium(site: Path, browser: Chromium) -> No
     tables = browser.evaluate("document.querySelectorAll('table').length")
     ids = browser.evaluate("Array.from(document.querySelectorAll('section[id]'), s => s.id)")
     assert tables >= 8, tables
-    assert {"main-designer", "deltas", "detail-3agents-size", "reference", "runs"} <= set(ids)
+    assert {"main-designer", "deltas", "detail-3agents-size", "reference",
+            "reference-size-3agents", "runs"} <= set(ids)  # fmt: skip
     pages = set()
     for link in links:
         parts = urlsplit(link)

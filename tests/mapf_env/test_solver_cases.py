@@ -143,3 +143,21 @@ def test_larger_instances_are_valid_and_consistent() -> None:
             assert makespan(mk.plan) <= makespan(soc.plan)
             ind = individual_costs(inst)
             assert ind is not None and soc.cost is not None and soc.cost >= sum(ind)
+
+
+@pytest.mark.parametrize("name", ["5agents-s8-wr_075-i29", "5agents-s6-wr_075-i17"])
+def test_the_flow_answers_where_cbs_under_makespan_stalls(name: str) -> None:
+    """Two shipped instances on which CBS under makespan spends its node budget without an
+    answer: `minimal_makespan` falls back to the flow, whose plan reaches the shipped key."""
+    from mapf_env import load_suite
+    from mapf_env.solver import exact_makespan, minimal_makespan
+    from mapf_env.solver._api import MAKESPAN_CBS_NODES
+
+    item = next(i for i in load_suite("5agents").items if i.instance.id == name)
+    key, bare = item.instance.optimum, item.instance.without_optimum()
+    assert key is not None and key.min_makespan is not None
+    stalled = solve(bare, Objective.MAKESPAN, SolverLimits(MAKESPAN_CBS_NODES, 3600.0))
+    assert stalled.status is SolveStatus.LIMIT
+    assert minimal_makespan(bare, key.makespan) == key.min_makespan
+    value, plan = exact_makespan(bare, key.makespan)
+    assert value == makespan(plan) == key.min_makespan and first_conflict(plan) is None

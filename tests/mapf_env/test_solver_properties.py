@@ -12,6 +12,7 @@ from mapf_env import Instance, Objective, first_conflict, makespan, path_cost, s
 from mapf_env.solver import (
     SolveStatus,
     conflict_free_plan,
+    exact_makespan,
     find_optimum,
     individual_costs,
     needs_conflict_resolution,
@@ -108,6 +109,36 @@ def test_find_optimum_record(instance: Instance, objective: Objective) -> None:
     best = brute_force.optimal_soc(instance)
     assert out.needs_conflict_resolution is (best != sum(out.individual))
     assert_valid_plan(instance, out.plan)
+
+
+@SETTINGS
+@given(small_instances(), st.sampled_from(list(Objective)))
+def test_both_minima_match_brute_force(instance: Instance, objective: Objective) -> None:
+    """`both=True` records each objective's exact minimum from its own search; the brute-force
+    joint search of each objective agrees, and so does the verifier on the record's plan."""
+    out = find_optimum(instance, objective, both=True)
+    soc, span = brute_force.optimal_soc(instance), brute_force.optimal_makespan(instance)
+    if not hasattr(out, "plan") or getattr(out, "status", None) is not None:
+        assert soc is None and span is None
+        return
+    assert (out.min_soc, out.min_makespan) == (soc, span)
+    assert out.minimum(objective) == out.cost
+    assert out.min_makespan is not None and out.min_makespan <= out.makespan
+    assert out.min_soc is not None and out.min_soc <= out.soc
+
+
+@SETTINGS
+@given(small_instances())
+def test_makespan_flow_matches_brute_force(instance: Instance) -> None:
+    """The time-expanded flow (the suites' makespan keys) against the brute-force search."""
+    expected = brute_force.optimal_makespan(instance)
+    known = solve(instance, Objective.SOC)
+    if expected is None or known.plan is None:
+        assert expected is None and known.plan is None
+        return
+    value, plan = exact_makespan(instance, makespan(known.plan))
+    assert value == expected == makespan(plan)
+    assert_valid_plan(instance, plan)
 
 
 @pytest.mark.slow

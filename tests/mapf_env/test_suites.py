@@ -11,6 +11,7 @@ import pytest
 from mapf_env import SUITES, load_suite
 from mapf_env.generator import conflict_slots, default_workers
 from mapf_env.suites import (
+    SUITE_VERSION,
     BenchmarkItem,
     BuiltSuite,
     SuiteChecksumError,
@@ -24,6 +25,16 @@ from mapf_env.verifier import check_plan
 
 EXPECTED = {"3agents": (3, range(3, 11)), "4agents": (4, range(4, 11)),
             "5agents": (5, range(5, 11)), "validation": (2, range(3, 11))}  # fmt: skip
+
+
+VERSION_1_CONTENT = {
+    "3agents": "59563a3a60597194af8f68179735bf3b006cba94c3c3e39a57d5639270c350f9",
+    "4agents": "6a226d01d9b7e2e621ccdc854414efc08e71b416d381daa11d7a3ea8736b37ec",
+    "5agents": "5b98366d5583dd5f2cb22f0c2f716f7564e44f3f5f872e9915d803eb19e5de86",
+    "validation": "ef61589e3c4f757aca6e3bf81688d618ddbd4c8922b901ec22bdae5f6b447c06",
+}
+"""The content checksums version 1 shipped (SOC minima only), kept to prove that version 2
+holds the very same instances: its `instances_sha256` leaves the new minima out."""
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -54,6 +65,10 @@ def test_every_answer_key_is_a_valid_optimal_plan(name: str) -> None:
         verdict = check_plan(inst, inst.optimum.plan)
         assert verdict.valid, (inst.id, verdict.detail)
         assert verdict.cost == inst.optimum.cost
+        assert verdict.optimal_soc is True  # the key's plan is SOC-optimal; its makespan may
+        span = inst.optimum.min_makespan  # exceed the minimum, which no plan goes below
+        assert span is not None and max(inst.optimum.individual) <= span <= inst.optimum.makespan
+        assert verdict.optimal_makespan is (span == inst.optimum.makespan)
         assert inst.optimum.soc >= sum(inst.optimum.individual)
         assert inst.optimum.needs_conflict_resolution == (
             inst.optimum.soc > sum(inst.optimum.individual)
@@ -68,6 +83,18 @@ def test_shipped_files_match_their_manifest() -> None:
         assert len(suite.items) == entry["count"]
         assert content_sha256(suite.items) == entry["content_sha256"]
         assert encode_suite(suite.items)  # decodes and re-encodes without error
+        assert suite.version == manifest["version"] == SUITE_VERSION
+        assert entry["optima"] == ["soc", "makespan"] == [o.value for o in suite.optima]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_version_2_holds_the_instances_of_version_1(name: str) -> None:
+    """Same grids, agents, SOC minima and subsets as version 1; only the makespan minima are new."""
+    entry = load_manifest()["suites"][name]
+    items = load_suite(name).items
+    assert content_sha256(items, minima=False) == entry["instances_sha256"]
+    assert entry["instances_sha256"] == VERSION_1_CONTENT[name]
+    assert all(i.instance.optimum and i.instance.optimum.min_makespan is not None for i in items)
 
 
 def test_a_corrupted_file_is_refused(tmp_path: Path) -> None:

@@ -50,7 +50,9 @@ def where(v: Verdict) -> tuple[FailureType | None, int | None, int | None, int |
 
 def test_optimal_plan() -> None:
     v = verify(ring(), (TOP, ROUND))
-    assert v == Verdict(True, None, v.detail, True, 8, 6, 8, 8)
+    assert v == Verdict(
+        True, None, v.detail, True, 8, 6, 8, 8, optimal_soc=True, optimal_makespan=None
+    )
 
 
 def test_suboptimal_plan_is_valid_not_optimal() -> None:
@@ -231,3 +233,35 @@ def test_golden_response(path: FsPath) -> None:
     v = verify(instance, response if isinstance(response, str) else "\n".join(response))
     got = {key: getattr(v, key) for key in doc["expected"]}
     assert got == doc["expected"], v.detail
+
+
+def test_each_objective_is_judged_against_its_own_exact_minimum() -> None:
+    """On a suite instance whose SOC-optimal plan is not makespan-optimal, the makespan solver's
+    plan is makespan-optimal and not SOC-optimal, and the reference plan the other way round."""
+    from mapf_env import load_suite, reference_answer, sum_of_costs
+    from mapf_env.solver import solve
+
+    for item in load_suite("validation").items:
+        key = item.instance.optimum
+        assert key is not None and key.min_makespan is not None
+        if key.makespan == key.min_makespan:
+            continue
+        by_span = solve(item.instance.without_optimum(), Objective.MAKESPAN)
+        assert by_span.plan is not None
+        if sum_of_costs(by_span.plan) == key.cost:
+            continue  # this makespan plan happens to be SOC-optimal too
+        v = verify(item.instance, by_span.plan)
+        assert (v.valid, v.optimal_makespan, v.optimal_soc, v.optimal) == (True, True, False, False)
+        ref = verify(item.instance, reference_answer(item.instance))
+        assert (ref.optimal_makespan, ref.optimal_soc, ref.optimal) == (False, True, True)
+        break
+    else:
+        pytest.fail("no validation instance separates the two objectives")
+
+
+def test_plan_below_the_makespan_minimum_raises() -> None:
+    key = ring().optimum
+    assert key is not None
+    wrong = ring().model_copy(update={"optimum": key.model_copy(update={"min_makespan": 7})})
+    with pytest.raises(AnswerKeyError, match="makespan 6, below the recorded optimum 7"):
+        verify(wrong, (TOP, ROUND))

@@ -37,6 +37,7 @@ from harness.backends.cpu.policy import AgentPolicy
 from harness.backends.cpu.rollout import rollout
 from harness.backends.cpu.settings import CpuLearnerSettings
 from harness.machine import MachineRecord, current_machine
+from harness.training_summary import summarise
 from mapf_env import Instance, RunningValidRate
 
 EVAL_CHUNK = 4096
@@ -56,7 +57,13 @@ class CpuBackend:
     def _fresh_policy(self, seed: int) -> AgentPolicy:
         with torch.random.fork_rng():
             torch.manual_seed(seed)
-            return AgentPolicy(self.settings.window, self.settings.hidden)
+            return AgentPolicy(
+                self.settings.window,
+                self.settings.hidden,
+                free=self.settings.actions == "free",
+                slip_rate=self.settings.slip_rate,
+                fall_logit=self.settings.fall_logit,
+            )
 
     def initialise(self, seed: int) -> None:
         """A fresh policy from `seed`, its frozen base copy, a new optimiser and valid-rate EMA."""
@@ -82,10 +89,12 @@ class CpuBackend:
         generator = torch.Generator().manual_seed(seed)
         size = self.settings.batch_size
         steps: list[TrainStep] = []
+        weighed = self.running.value  # the valid rate the reward weighs the last step with
         for epoch in range(epochs):
             order = torch.randperm(len(instances), generator=generator).tolist()
             for lo in range(0, len(order), size):
                 batch = [instances[i] for i in order[lo : lo + size]]
+                weighed = self.running.value  # grpo_step scores with it, then updates it
                 # On the round's first step the policy has not moved: it is its own reference.
                 step = grpo_step(
                     self.policy, reference if steps else None, self.optimizer, batch,
@@ -96,17 +105,25 @@ class CpuBackend:
                 steps.append(step)
                 if on_step is not None:
                     on_step(step)
+        s = self.settings
+        summary = summarise(
+            steps, epochs=epochs, samples=len(instances), group_size=s.group_size,
+            learning_rate=s.lr, kl_coef=s.kl_coef, valid_rate=weighed,
+        )  # fmt: skip
         return RoundTraining(
             steps=tuple(steps),
             epochs=epochs,
             samples=len(instances),
             seconds=time.perf_counter() - started,
+            summary=summary,
         )
 
     def respond(
         self, instances: Sequence[Instance], *, samples: int = 1, greedy: bool = True, seed: int = 0
     ) -> list[list[str]]:
-        """`samples` answers per instance; greedy answers differ only by priority order."""
+        """`samples` answers per instance; greedy answers differ only by priority order (and,
+        for the free learner, by its writing slips, which are sampled in greedy rollouts too:
+        see `harness.backends.cpu.rollout`)."""
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples}")
         generator = torch.Generator().manual_seed(seed)
@@ -140,7 +157,8 @@ class CpuBackend:
         (directory / "cpu_settings.json").write_text(self.settings.model_dump_json(indent=2))
 
     def load(self, directory: Path) -> None:
-        """Restore what `save` wrote; the saved settings replace the current ones."""
+        """Restore what `save` wrote; the saved settings replace the current ones (settings
+        saved before `actions` existed read as the masked learner they trained)."""
         raw = json.loads((directory / "cpu_settings.json").read_text())
         self.settings = CpuLearnerSettings.model_validate(raw)
         state = torch.load(directory / "cpu_policy.pt", weights_only=True)

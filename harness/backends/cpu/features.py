@@ -16,7 +16,10 @@ it is on its goal. The BFS channel is what made learning fast: the network needs
 identical agents that would otherwise mirror each other into conflicts, and it lets a policy
 trained on 2 agents rank any number of them.
 
-Actions are WAIT, up, down, left, right; moves into a hole or off the grid are masked out.
+Actions are WAIT, up, down, left, right; moves into a hole or off the grid are masked out,
+except for the free learner (`CpuLearnerSettings.actions` = ``free``), which may take them: the
+agent then stands on the hole or just off the grid, which `own_cells` still indexes (the board
+is padded by at least one blocked cell, and BLOCKED there), and the rollout ends the episode.
 
 How it is computed, and why: `observe` runs once per time step of every rollout, so it is the
 inner loop of the learner. Cells are single flat indices into boards padded by `window // 2`
@@ -205,6 +208,14 @@ def build_boards(
     )
 
 
+def own_cells(boards: Boards, episodes: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+    """(E', A) indices into `Boards.dist` of each agent's cell in its own goal's field: the
+    agent's distance to its goal, or BLOCKED when it stands on a hole or off the grid."""
+    a = pos.shape[1]
+    inst = boards.instance[episodes]
+    return ((inst * a)[:, None] + torch.arange(a)) * (boards.side * boards.side) + pos
+
+
 def observe(
     boards: Boards,
     episodes: torch.Tensor,
@@ -220,10 +231,9 @@ def observe(
     e, a = pos.shape[0], pos.shape[1]
     window = boards.window
     w = window * window
-    inst = boards.instance[episodes]
     goals = boards.goals[episodes]
 
-    own = ((inst * a)[:, None] + torch.arange(a)) * (boards.side * boards.side) + pos
+    own = own_cells(boards, episodes, pos)
     # index_select on the flat field: about 3x faster than advanced indexing for this gather.
     cells = (own[..., None] + boards.offsets).view(-1)
     dist_w = boards.dist.index_select(0, cells).view(e, a, w)  # (E', A, W) own field

@@ -9,9 +9,12 @@ Read top to bottom, one optimiser step does this:
 2. **Score them as text.** Each episode is written as an answer in the prompt's format and
    scored by `mapf_env.reward` -- the same parser, verifier and reward an LLM's answer gets,
    with the trainer's running valid rate (`RunningValidRate`) weighting accuracy against
-   length. An invalid episode additionally earns `progress_reward` x the share of the agents'
-   BFS distance to their goals it covered: with almost no valid episodes at the start, this
-   small shaping term is what gives a group any spread to learn from.
+   length. An invalid episode that kept the rules -- it failed only by a conflict or by not
+   reaching every goal -- additionally earns `progress_reward` x the share of the agents' BFS
+   distance to their goals it covered: with almost no valid episodes at the start, this small
+   shaping term is what gives a group any spread to learn from. An answer that broke the format
+   or the movement rules (the free learner's slips, holes, the grid's edge) earns none, so the
+   shaping never pays for a jump towards the goal or a path written without its start.
 3. **Group-normalise.** Within each instance's group, advantage = (reward - mean) / std. A
    group whose rewards do not differ (all valid and equally good, or all identical failures)
    carries no signal and is dropped, decisions and all, so it neither dilutes the mean nor
@@ -21,7 +24,9 @@ Read top to bottom, one optimiser step does this:
    averaged over decisions (the token-level mean). The KL is exact over the 5 actions (cheap
    here, and without the variance of a sampled estimator), against a reference policy frozen
    at the start of the round. One gradient step per batch of rollouts: the data is on-policy,
-   so the PPO ratio is 1 and clipping would never act; it is therefore left out.
+   so the PPO ratio is 1 and clipping would never act; it is therefore left out. The free
+   learner's t = 0 decisions carry a second token, the agent's writing slip: its log-probability
+   is added to the move's and its exact KL to the move's, with the same advantage.
 5. **Step.** Adam, gradient norm clipped at `grad_clip`.
 
 There is no value network: the group mean is the baseline.
@@ -50,11 +55,15 @@ from typing import TypeVar
 import torch
 
 from harness.backends.base import TrainStep
-from harness.backends.cpu.policy import Activations, AgentPolicy, concat, log_probs
-from harness.backends.cpu.rollout import Rollout, autocast, rollout
+from harness.backends.cpu.policy import ACTIONS, Activations, AgentPolicy, accumulate, concat
+from harness.backends.cpu.rollout import Rollout, StepRecord, autocast, rollout
 from harness.backends.cpu.settings import CpuLearnerSettings
 from harness.machine import Precision
-from mapf_env import Instance, RewardBreakdown, RunningValidRate, reward
+from mapf_env import FailureType, Instance, RewardBreakdown, RunningValidRate, reward
+
+RULE_KEEPING = frozenset({None, FailureType.CONFLICT, FailureType.GOAL})
+"""Verdicts of answers that kept the format and the movement rules: only invalid ones of these
+earn the progress bonus (step 2)."""
 
 CHUNK_ROWS = 32768
 """Decisions per pass of the update: whole time steps, concatenated, until at least this many.
@@ -77,7 +86,8 @@ class Chunk:
     mask: torch.Tensor  # (N, 5)
     actions: torch.Tensor  # (N,)
     kept: Activations  # the policy's activations when it chose
-    ref: torch.Tensor  # (N, 5) the reference policy's log-probabilities
+    ref: torch.Tensor  # (N, 5) the reference policy's log-probabilities (N, 5 + SLIPS: free)
+    slips: torch.Tensor | None = None  # (N,) writing slip chosen at the row, -1 if none (free)
 
 
 @dataclass
@@ -89,6 +99,7 @@ class Decisions:
     advantages: torch.Tensor
     kept: Activations
     ref: torch.Tensor
+    slips: torch.Tensor | None = None
 
 
 @dataclass
@@ -100,7 +111,8 @@ class Scored:
 def score(
     instances: Sequence[Instance], ro: Rollout, samples: int, valid_rate: float, progress: float
 ) -> Scored:
-    """Step 2: the testbed's reward for each episode's text, plus progress for invalid ones.
+    """Step 2: the testbed's reward for each episode's text, plus progress for invalid ones
+    that kept the rules (`RULE_KEEPING`).
 
     Episodes of one instance that wrote the same text get the same reward, so each distinct
     text is scored once (a trained policy repeats itself on small maps).
@@ -113,7 +125,8 @@ def score(
         breakdown = seen.get(key)
         if breakdown is None:
             breakdown = seen[key] = reward(instances[key[0]], text, valid_rate=valid_rate)
-        bonus = 0.0 if breakdown.valid else progress * shares[e]
+        keeps_rules = breakdown.failure in RULE_KEEPING
+        bonus = progress * shares[e] if keeps_rules and not breakdown.valid else 0.0
         rewards.append(breakdown.total + bonus)
         valid.append(breakdown.valid)
     return Scored(torch.tensor(rewards), torch.tensor(valid))
@@ -128,12 +141,14 @@ def group_advantages(rewards: torch.Tensor, samples: int) -> torch.Tensor:
     return adv.reshape(-1)
 
 
-def chunks(ro: Rollout, reference: AgentPolicy | None, precision: Precision) -> list[Chunk]:
+def chunks(
+    ro: Rollout, policy: AgentPolicy, reference: AgentPolicy | None, precision: Precision
+) -> list[Chunk]:
     """The rollout's recorded steps in chunks of about `CHUNK_ROWS` decisions, in order.
 
-    Each gets the reference policy's log-probabilities; `reference` None means the policy is
-    still its own reference (the first step of a round), whose log-probabilities the rollout
-    already computed.
+    Each gets the reference policy's log-probabilities; `reference` None means `policy` is
+    still its own reference (the first step of a round), whose logits the rollout already
+    computed.
     """
     out: list[Chunk] = []
     start, rows = 0, 0
@@ -145,14 +160,24 @@ def chunks(ro: Rollout, reference: AgentPolicy | None, precision: Precision) -> 
             mask = torch.cat([s.mask for s in part])
             kept = concat([s.kept for s in part])
             if reference is None:
-                ref = log_probs(kept.logits, mask)
+                with torch.no_grad():
+                    ref = policy.log_probs(kept.logits, mask)
             else:
                 with torch.no_grad(), autocast(precision):
                     ref = reference(kept.inputs[0], mask)
             actions = torch.cat([s.actions for s in part])
-            out.append(Chunk(episodes, mask, actions, kept, ref))
+            out.append(Chunk(episodes, mask, actions, kept, ref, _slips(part)))
             start, rows = i + 1, 0
     return out
+
+
+def _slips(steps: Sequence[StepRecord]) -> torch.Tensor | None:
+    """The rows' writing slips (-1 on rows that chose none); None when no step has any."""
+    if all(s.slips is None for s in steps):
+        return None
+    return torch.cat(
+        [s.slips if s.slips is not None else torch.full_like(s.actions, -1) for s in steps]
+    )
 
 
 def decisions(chunk: Chunk, advantages: torch.Tensor) -> Decisions:
@@ -160,15 +185,42 @@ def decisions(chunk: Chunk, advantages: torch.Tensor) -> Decisions:
     per_row = advantages[chunk.episodes]
     keep = ~per_row.isnan()
     if bool(keep.all()):
-        return Decisions(chunk.mask, chunk.actions, per_row, chunk.kept, chunk.ref)
+        return Decisions(chunk.mask, chunk.actions, per_row, chunk.kept, chunk.ref, chunk.slips)
     kept = Activations([x[keep] for x in chunk.kept.inputs], chunk.kept.logits[keep])
-    return Decisions(chunk.mask[keep], chunk.actions[keep], per_row[keep], kept, chunk.ref[keep])
+    slips = None if chunk.slips is None else chunk.slips[keep]
+    return Decisions(
+        chunk.mask[keep], chunk.actions[keep], per_row[keep], kept, chunk.ref[keep], slips
+    )
 
 
 def exact_kl(logp: torch.Tensor, ref: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """KL(pi || ref) per decision over the legal actions."""
     diff = torch.where(mask, logp - ref, torch.zeros_like(logp))
     return (logp.exp() * diff).sum(-1)
+
+
+def chosen_and_kl(
+    logp: torch.Tensor, part: Decisions, free: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per decision: log pi of what was chosen, and KL(pi || ref).
+
+    The free policy gives every move probability, so its KL runs over all five. On a row where
+    it also chose a writing slip, both are the sums over the row's two tokens (move and slip);
+    the writing head's outputs on other rows chose nothing and count for neither.
+    """
+    if not free:
+        chosen = logp.gather(1, part.actions[:, None]).squeeze(1)
+        return chosen, exact_kl(logp, part.ref, part.mask)
+    moves, writing = logp[:, :ACTIONS], logp[:, ACTIONS:]
+    chosen = moves.gather(1, part.actions[:, None]).squeeze(1)
+    kl = exact_kl(moves, part.ref[:, :ACTIONS], torch.ones_like(part.mask))
+    if part.slips is None:
+        return chosen, kl
+    wrote = part.slips >= 0
+    slip = writing.gather(1, part.slips.clamp(min=0)[:, None]).squeeze(1)
+    slip_kl = exact_kl(writing, part.ref[:, ACTIONS:], torch.ones_like(writing, dtype=torch.bool))
+    zero = torch.zeros_like(chosen)
+    return chosen + torch.where(wrote, slip, zero), kl + torch.where(wrote, slip_kl, zero)
 
 
 def update(
@@ -191,15 +243,16 @@ def update(
         return 0.0, 0.0
     optimizer.zero_grad(set_to_none=True)
     pg_sum, kl_sum = 0.0, 0.0
+    heads = policy.head_parameters()
     for part in batch:
         logits = part.kept.logits.requires_grad_()
-        logp = log_probs(logits, part.mask)
-        chosen = logp.gather(1, part.actions[:, None]).squeeze(1)
-        kl = exact_kl(logp, part.ref, part.mask)
+        chosen, kl = chosen_and_kl(policy.log_probs(logits, part.mask), part, policy.free)
         pg = -(part.advantages * chosen).mean()
         share = (pg + settings.kl_coef * kl.mean()) * (part.actions.numel() / total)
-        (grad,) = torch.autograd.grad(share, logits)
+        grad, *head_grads = torch.autograd.grad(share, [logits, *heads])
         policy.accumulate_grad(grad, part.kept)
+        for param, head_grad in zip(heads, head_grads, strict=True):
+            accumulate(param, head_grad)
         pg_sum += float(pg.detach()) * part.actions.numel()
         kl_sum += float(kl.detach().sum())
     torch.nn.utils.clip_grad_norm_(policy.parameters(), settings.grad_clip)
@@ -266,7 +319,7 @@ def grpo_step(
         )  # fmt: skip
         scored, parts = overlap(
             partial(score, group, ro, n, running.value, settings.progress_reward),
-            partial(chunks, ro, reference, settings.precision),
+            partial(chunks, ro, policy, reference, settings.precision),
         )
         advantages = group_advantages(scored.rewards, n)
         batch += [decisions(part, advantages) for part in parts]

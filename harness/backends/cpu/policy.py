@@ -5,6 +5,23 @@ Sharing one network across agents (and across agent counts) is what lets a polic
 beyond what its window shows. Illegal moves get a logit of -inf, so they are never sampled and
 carry no probability mass for the gradient or the KL to spend.
 
+The free learner's policy (``free=True``) masks nothing. A move into a hole or off the grid
+keeps its logit plus `fall`: one learned offset shared by every such move, which starts at
+`fall_logit` (-2 by default). A fresh network's logits hardly depend on what it sees (they
+differ by about 0.1 between moves, the same in every state), so with no offset a fresh policy
+walks whichever way its largest bias points and falls in on about three answers in four,
+which hides every failure the verifier checks later (*illegal_move*, *conflict*, *goal*). At
+-2 about half of a fresh policy's sampled answers fall in and the other failures show beside
+them; its greedy answers do not fall in at first. Adam moves one scalar by about the learning
+rate a step at most, so `fall` stays mostly a prior: the network, which sees the blocked
+cells, learns the rest (greedy answers fell into a hole on 4.5-5.5% of the validation set after one
+paper-budget round, and on none after two, seeds 0-2). The network also has `SLIPS` more outputs:
+the writing head, whose softmax (separate from the moves') picks how each agent's line is
+written (`writing.Slip`), read once per agent off its first observation. It shares the trunk
+with the moves, as an LLM writes its format with the same weights that plan, and starts with
+the writing logits' weights at zero and their bias at the chosen slip rate, so a fresh policy
+slips at exactly that rate.
+
 Training never runs this network twice on the same observations: a rollout keeps what the
 forward pass computed (`Activations`), and the update turns the loss's gradient with respect to
 the logits into parameter gradients with `accumulate_grad`, the backward pass of the same
@@ -21,6 +38,7 @@ import torch
 from torch import nn
 
 from harness.backends.cpu.features import feature_size
+from harness.backends.cpu.writing import SLIPS, Slip
 
 ACTIONS = 5
 
@@ -30,7 +48,8 @@ class Activations:
     """What the backward pass needs from one forward pass, for N observations.
 
     `inputs[i]` is the input of the i-th Linear layer: the observations, then each hidden
-    ReLU output; `logits` are the raw action scores (float32, before the legal-move mask).
+    ReLU output; `logits` are the network's raw action scores (float32, before the legal-move
+    mask), then the writing head's where the network has one.
     """
 
     inputs: list[torch.Tensor]
@@ -38,21 +57,55 @@ class Activations:
 
 
 class AgentPolicy(nn.Module):
-    """Observation -> 5 action logits (WAIT, up, down, left, right)."""
+    """Observation -> 5 action logits (WAIT, up, down, left, right); with `free`, the writing
+    head's `SLIPS` logits after them (see the module docstring)."""
 
-    def __init__(self, window: int, hidden: tuple[int, ...]) -> None:
+    def __init__(
+        self,
+        window: int,
+        hidden: tuple[int, ...],
+        *,
+        free: bool = False,
+        slip_rate: float = 0.03,
+        fall_logit: float = -2.0,
+    ) -> None:
         super().__init__()
         layers: list[nn.Module] = []
         width = feature_size(window)
         for h in hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
-        layers.append(nn.Linear(width, ACTIONS))
+        out = nn.Linear(width, ACTIONS + (SLIPS if free else 0))
+        if free:
+            with torch.no_grad():
+                out.weight[ACTIONS:] = 0.0
+                out.bias[ACTIONS:] = initial_slip_logits(slip_rate)
+        layers.append(out)
         self.net = nn.Sequential(*layers)
+        self.free = free
+        if free:
+            self.fall = nn.Parameter(torch.tensor(float(fall_logit)))
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Log-probabilities (float32) with illegal actions at -inf."""
-        return log_probs(self.net(obs).float(), mask)
+        """Log-probabilities (float32) of the moves (and slips): see `log_probs`."""
+        return self.log_probs(self.net(obs).float(), mask)
+
+    def log_probs(self, logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The network's raw `logits` as log-probabilities; `mask` marks the legal moves.
+
+        Masked: illegal moves at -inf (`log_probs`). Free: `mask` is not used, every move
+        keeps its probability, and the writing head's columns get a log-softmax of their own.
+        """
+        if not self.free:
+            return log_probs(logits, mask)
+        moves = logits[:, :ACTIONS] + self.fall.float() * (~mask)
+        writing = logits[:, ACTIONS:]
+        return torch.cat([torch.log_softmax(moves, -1), torch.log_softmax(writing, -1)], -1)
+
+    def head_parameters(self) -> list[nn.Parameter]:
+        """Parameters `log_probs` applies after the network (the free policy's `fall`), whose
+        gradients the update takes by autograd beside `accumulate_grad`'s."""
+        return [self.fall] if self.free else []
 
     def linears(self) -> list[nn.Linear]:
         return [m for m in self.net if isinstance(m, nn.Linear)]
@@ -72,7 +125,7 @@ class AgentPolicy(nn.Module):
             if isinstance(module, nn.ReLU):
                 inputs.append(x)
         logits = x.float()
-        return log_probs(logits, mask), Activations(inputs, logits)
+        return self.log_probs(logits, mask), Activations(inputs, logits)
 
     def accumulate_grad(self, grad_logits: torch.Tensor, kept: Activations) -> None:
         """Add d(loss)/d(parameters) to each parameter's `.grad`, given d(loss)/d(logits).
@@ -89,18 +142,31 @@ class AgentPolicy(nn.Module):
         for i in reversed(range(len(layers))):
             layer, x = layers[i], kept.inputs[i]
             g = grad.to(x.dtype)
-            _accumulate(layer.weight, g.t() @ x)
-            _accumulate(layer.bias, g.sum(0))
+            accumulate(layer.weight, g.t() @ x)
+            accumulate(layer.bias, g.sum(0))
             if i > 0:  # through the ReLU whose output x is: autograd's own fused kernel
                 grad = torch.ops.aten.threshold_backward(g @ layer.weight.to(x.dtype), x, 0)
 
 
 def log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Log-softmax over the legal actions (float32 logits), illegal ones at -inf."""
+    """Log-softmax over the legal actions (float32 logits), illegal ones at -inf: the masked
+    policy's `AgentPolicy.log_probs`."""
     return torch.log_softmax(logits.masked_fill(~mask, float("-inf")), dim=-1)
 
 
-def _accumulate(param: torch.Tensor, grad: torch.Tensor) -> None:
+def initial_slip_logits(slip_rate: float) -> torch.Tensor:
+    """Writing-head bias whose softmax is `slip_rate` for each slip, the rest for none."""
+    if not 0.0 < slip_rate * (SLIPS - 1) < 1.0:
+        raise ValueError(
+            f"slip_rate {slip_rate} leaves no room for correct lines: use a value in (0, 0.2)"
+        )
+    probs = torch.full((SLIPS,), slip_rate)
+    probs[Slip.NONE] = 1.0 - slip_rate * (SLIPS - 1)
+    return probs.log()
+
+
+def accumulate(param: torch.Tensor, grad: torch.Tensor) -> None:
+    """Add `grad` to `param.grad` (float32), creating it on the first call of a step."""
     if param.grad is None:
         param.grad = grad.float()
     else:

@@ -7,6 +7,16 @@ episode ends when all agents stand on their goals at once (success), when two ag
 (the episode stops there, the collision is written into the answer, and the verifier rejects
 it), or at its horizon. An agent on its goal keeps acting: it may WAIT there, or step aside.
 
+The free learner's policy (`AgentPolicy.free`) may also step into a hole or off the grid. The
+episode then ends at that step, as after a collision, and every path is written up to it, so
+the answer holds the hole or off-grid cell and the verifier reports it (*hole*, *bounds*).
+Ending there is the FrozenLake rule (an agent that falls in is gone) and keeps every position
+within one cell of the grid, where the padded boards still index it. At t = 0 it also samples
+each agent's writing slip (`writing.Slip`) from the writing head, in greedy rollouts too: greedy
+means the most likely move at each step, while the slips stand for the mistakes an LLM makes at
+any temperature, and a head whose most likely choice is a correct line would hide them from
+every greedy evaluation, the one the designers read.
+
 The answer is then written in the prompt's text format (as `mapf_env.format_plan` writes it),
 so it is scored by the same parser, verifier and reward as an LLM's answer. Python loops only
 run over time steps (tens) and over the final paths when writing text.
@@ -27,8 +37,16 @@ from dataclasses import dataclass, field
 
 import torch
 
-from harness.backends.cpu.features import MOVES, Boards, build_boards, observe
-from harness.backends.cpu.policy import Activations, AgentPolicy
+from harness.backends.cpu.features import (
+    BLOCKED,
+    MOVES,
+    Boards,
+    build_boards,
+    observe,
+    own_cells,
+)
+from harness.backends.cpu.policy import ACTIONS, Activations, AgentPolicy
+from harness.backends.cpu.writing import write_answer
 from harness.machine import Precision
 from mapf_env import Instance
 
@@ -50,6 +68,7 @@ class StepRecord:
     mask: torch.Tensor  # (E'*A, 5)
     actions: torch.Tensor  # (E'*A,)
     kept: Activations  # inputs[0] are the observations (E'*A, F)
+    slips: torch.Tensor | None = None  # (E'*A,) the writing head's choices (free, t = 0 only)
 
 
 @dataclass
@@ -60,6 +79,7 @@ class Rollout:
     progress: torch.Tensor  # (E,) share of the start-to-goal distance covered, in [0, 1]
     steps: list[StepRecord] = field(default_factory=list)
     agents: int = 2
+    slips: torch.Tensor | None = None  # (E, A) each agent's `writing.Slip` (free learner)
 
 
 def autocast(precision: Precision) -> AbstractContextManager[object]:
@@ -81,10 +101,14 @@ def acting_copy(policy: AgentPolicy, dtype: torch.dtype) -> AgentPolicy:
     Under autocast every forward pass casts every weight to bf16 again; a rollout makes tens
     of small passes with the same weights, and at the tail's few hundred rows the casts cost
     more than the products. Casting once gives the same bf16 weights, hence the same numbers.
+    Only the network is cast: the free policy's `fall` offset stays float32, as the update
+    reads it.
     """
     if dtype == torch.float32:
         return policy
-    return copy.deepcopy(policy).to(dtype).requires_grad_(False)
+    actor = copy.deepcopy(policy).requires_grad_(False)
+    actor.net.to(dtype)
+    return actor
 
 
 @contextmanager
@@ -143,8 +167,10 @@ def rollout(
 ) -> Rollout:
     """`samples` episodes per instance (all with the same agent count), answered as text.
 
-    With `record`, every time step's decisions are kept for the update (`StepRecord`).
+    With `record`, every time step's decisions are kept for the update (`StepRecord`). A free
+    policy plays by the rules in the module docstring.
     """
+    free = policy.free
     matmul_threads = torch.get_num_threads()
     with threads(1):
         boards = build_boards(instances, samples, window, horizon_factor)
@@ -157,6 +183,7 @@ def rollout(
         ends = boards.horizon.clone()
         live = torch.arange(boards.episodes)
         steps: list[StepRecord] = []
+        slips: torch.Tensor | None = None
         t = 0
         while live.numel() > 0:
             old = pos[live]
@@ -168,10 +195,14 @@ def rollout(
                     logp, kept = actor.forward_keeping(obs, mask)
                 else:
                     logp = actor(obs, mask)
-            actions = _choose(logp, greedy, generator)
+            chosen = _choose(logp[:, :ACTIONS] if free else logp, greedy, generator)
+            slipped = None
+            if free and t == 0:  # every episode is live at t = 0
+                slipped = _choose(logp[:, ACTIONS:], False, generator)
+                slips = slipped.reshape(boards.episodes, boards.agents)
             if kept is not None:
-                steps.append(StepRecord(live, mask, actions, kept))
-            new = old + moves[actions].reshape(old.shape)
+                steps.append(StepRecord(live, mask, chosen, kept, slipped))
+            new = old + moves[chosen].reshape(old.shape)
             pos[live] = new
             history.append(pos.clone())
             t += 1
@@ -180,25 +211,28 @@ def rollout(
                 | (new == boards.goals[live]).all(-1)
                 | (boards.horizon[live] <= t)
             )
+            if free:
+                done |= (boards.dist[own_cells(boards, live, new)] == BLOCKED).any(-1)
             ends[live[done]] = t
             live = live[~done]
-        answers = _answers(boards, history, ends)
-        return Rollout(answers, _progress(boards, pos), steps, boards.agents)
+        answers = _answers(boards, history, ends, slips)
+        return Rollout(answers, _progress(boards, pos), steps, boards.agents, slips)
 
 
 def _progress(boards: Boards, final: torch.Tensor) -> torch.Tensor:
     """Mean over agents of the share of their BFS start distance they covered."""
-    cells = boards.side * boards.side
-    a = boards.agents
-    field = ((boards.instance * a)[:, None] + torch.arange(a)) * cells  # (E, A)
-    start = boards.dist[field + boards.starts]
-    end = boards.dist[field + final]
+    episodes = torch.arange(boards.episodes)
+    start = boards.dist[own_cells(boards, episodes, boards.starts)]
+    end = boards.dist[own_cells(boards, episodes, final)]  # BLOCKED (inf) after a fall: 0
     share = torch.where(start > 0, 1.0 - end / start.clamp(min=1.0), torch.ones_like(start))
     return share.clamp(0.0, 1.0).mean(1)
 
 
-def _answers(boards: Boards, history: list[torch.Tensor], ends: torch.Tensor) -> list[str]:
-    """Each episode's paths (t = 0..end) written in the prompt's answer format.
+def _answers(
+    boards: Boards, history: list[torch.Tensor], ends: torch.Tensor, slips: torch.Tensor | None
+) -> list[str]:
+    """Each episode's paths (t = 0..end) written in the prompt's answer format, each agent's
+    line with its writing slip where the policy chose any (`writing.write_answer`).
 
     The text is exactly what `mapf_env.format_plan` writes (a test holds the two together),
     built from a table of ready-made cell strings indexed by flat cell: formatting each cell
@@ -210,7 +244,12 @@ def _answers(boards: Boards, history: list[torch.Tensor], ends: torch.Tensor) ->
     cell = [f"({r},{c})" for r, c in zip(rows.tolist(), cols.tolist(), strict=True)]
     heads = [f"Agent {i}: " for i in range(1, boards.agents + 1)]
     out = []
-    for paths, end in zip(ids.to(torch.int16).numpy().tolist(), ends.tolist(), strict=True):
+    episodes = zip(ids.to(torch.int16).numpy().tolist(), ends.tolist(), strict=True)
+    if slips is not None:
+        for (paths, end), chosen in zip(episodes, slips.tolist(), strict=True):
+            out.append(write_answer([path[: end + 1] for path in paths], chosen, cell))
+        return out
+    for paths, end in episodes:
         lines = [
             head + " ".join([cell[c] for c in path[: end + 1]])
             for head, path in zip(heads, paths, strict=True)

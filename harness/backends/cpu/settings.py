@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness.machine import Precision, native_bf16
+
+Actions = Literal["masked", "free"]
+"""What the policy may do wrong: ``masked`` (moves into holes or off the grid are masked out,
+answers are always written correctly, so they fail only by conflict or goal) or ``free`` (every
+failure type of the verifier is one of the policy's own sampled choices, as the modules
+`policy`, `rollout` and `writing` of this package say)."""
 
 
 class CpuLearnerSettings(BaseModel):
     """Hyper-parameters of the policy, the rollouts and the GRPO update.
 
     Defaults are what a prototype on a 2-core laptop found to learn fastest at the paper's
-    budget (4000 instances x 8 samples x 3 epochs per round).
+    budget (4000 instances x 8 samples x 3 epochs per round). Settings saved before `actions`
+    existed load as ``masked``, the only learner there was.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -36,9 +43,32 @@ class CpuLearnerSettings(BaseModel):
     progress_reward: float = Field(
         default=0.1,
         ge=0.0,
-        description="Bonus x share of distance to goals covered, paid to invalid episodes only.",
+        description="Bonus x share of distance to goals covered, paid to invalid episodes "
+        "that kept the rules (failed by a conflict or a missed goal only).",
     )
     grad_clip: float = Field(default=1.0, gt=0.0, description="Max gradient norm per step.")
+    actions: Actions = Field(
+        default="masked",
+        description="masked: illegal moves are never sampled and answers are written "
+        "correctly; free: moves into holes and off the grid are allowed (the episode ends "
+        "there) and a learned writing head can drop, duplicate, shorten or garble each "
+        "agent's line, so answers fail in all eight ways and the policy learns not to.",
+    )
+    fall_logit: float = Field(
+        default=-2.0,
+        le=0.0,
+        description="free only: a fresh policy's logit offset on every move into a hole or "
+        "off the grid (one learned parameter; the network learns the rest). 0 = no prior: a "
+        "fresh policy then falls in on about three answers in four, which hides every later "
+        "check's failures.",
+    )
+    slip_rate: float = Field(
+        default=0.03,
+        gt=0.0,
+        lt=0.2,
+        description="free only: a fresh policy's probability of each of the five writing "
+        "slips per agent (the writing head's initial bias; training moves it).",
+    )
     precision: Precision = Field(
         default="fp32",
         description="fp32, or bf16 autocast: native where the CPU has bf16 instructions, "

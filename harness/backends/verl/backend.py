@@ -7,7 +7,8 @@ evaluation and serving, and verl's per-process reward-module cache never outlive
   runs ``python -m verl.trainer.main_ppo`` with the round's Hydra overrides
   (`build_overrides`), or submits it as a Ray job with a `VerlRuntime.ray_address`. A crashed
   attempt is rerun with the same command and resumes from the round's latest checkpoint
-  (``trainer.resume_mode=auto``); curves stream into ``on_step`` while verl runs (`curves`).
+  (``trainer.resume_mode=auto``); curves stream into ``on_step`` while verl runs (`curves`),
+  and the round's summary (`harness.training_summary`) is made of them and the round's settings.
 * ``respond`` runs ``harness.backends.verl.generate`` (vLLM offline, `LLM.chat`); the loop
   scores the texts with the testbed's verifier, as for every backend.
 * ``endpoint`` starts ``vllm serve`` on 127.0.0.1 and ``release`` stops it (`serve`).
@@ -67,6 +68,7 @@ from harness.backends.verl.runtime import VerlRuntime, ppo_environment
 from harness.backends.verl.serve import VllmServer, free_port, serve_argv
 from harness.backends.verl.settings import VerlSettings
 from harness.experiment import ExperimentConfig
+from harness.training_summary import summarise
 from mapf_env import Instance, RunningValidRate, load_suite, render_prompt, write_parquet
 from mapf_env.export import atomic_write_bytes
 
@@ -272,11 +274,18 @@ class VerlBackend:
             self.running.update(min(1.0, max(0.0, step.valid_rate)))
         self.model, self.rounds_done = model, n + 1
         self.steps_done += plan.total_steps
+        grpo = self.experiment.grpo
+        summary = summarise(
+            steps, epochs=epochs, samples=len(instances), group_size=grpo.group_size,
+            learning_rate=grpo.learning_rate, kl_coef=grpo.kl_coef,
+            valid_rate=inputs.valid_rate, reward=self.settings.reward,
+        )  # fmt: skip
         return RoundTraining(
             steps=steps,
             epochs=epochs,
             samples=len(instances),
             seconds=time.perf_counter() - started,
+            summary=summary,
         )
 
     def _train(

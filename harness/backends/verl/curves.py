@@ -9,8 +9,9 @@ when it exits): curves lag a step or two behind training, never more.
 A step's `TrainStep` takes
 
 * reward: ``critic/score/mean`` (the mean of the reward function's ``score``);
-* kl: ``actor/kl_loss`` (the KL loss to the round's reference), 0.0 when the KL is not in the
-  loss (verl then logs no such key);
+* kl: ``actor/kl_loss`` (the KL loss to the round's reference) when the KL is in the loss;
+  ``actor/reward_kl_penalty`` (the mean KL the reward was penalised with) when it is in the
+  reward (``algorithm.use_kl_in_reward``); 0.0 when there is no KL (verl logs neither key);
 * loss: ``actor/pg_loss``; epoch: ``training/epoch``; seconds: ``timing_s/step``;
 * valid_rate: verl logs no per-step mean of the reward's extra keys during training, so it comes
   from the step's rollout dump (``trainer.rollout_data_dir``: one JSON line per response,
@@ -34,6 +35,7 @@ from harness.backends.base import TrainStep
 
 REWARD = "critic/score/mean"
 KL = "actor/kl_loss"
+REWARD_KL = "actor/reward_kl_penalty"
 LOSS = "actor/pg_loss"
 EPOCH = "training/epoch"
 SECONDS = "timing_s/step"
@@ -136,7 +138,7 @@ class RoundCurves:
             epoch=int(_number(data, EPOCH, 0.0)),
             reward=_number(data, REWARD, 0.0),
             valid_rate=self.running() if valid is None else valid,
-            kl=_number(data, KL, 0.0),
+            kl=_number(data, KL, _number(data, REWARD_KL, 0.0)),
             loss=_number(data, LOSS, 0.0),
             seconds=_number(data, SECONDS, 0.0),
         )

@@ -21,7 +21,7 @@ from harness.backends.verl.process import Launch
 from harness.backends.verl.runtime import VerlRuntime
 from harness.executors.base import plan as plan_jobs
 from harness.experiment import ExperimentConfig
-from harness.loop import round_seed
+from harness.loop import designer_options, round_seed
 from harness.run_dir import RunDir
 from mapf_env import EnvConfig, load_suite
 
@@ -38,9 +38,10 @@ def _indent(text: str) -> str:
 
 
 def _round_zero(experiment: ExperimentConfig, designer: str, seed: int) -> tuple[EnvConfig, str]:
-    shared = experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round)
+    shared = experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round,
+                                        experiment.reward_objective)  # fmt: skip
     try:
-        made = create_designer(designer, **experiment.designer_options.get(designer, {}))
+        made = create_designer(designer, **designer_options(experiment, designer))
         own = own_initial_config(made, shared, seed)
     except Exception as err:  # a plug-in that cannot be built here still shows its commands
         return shared, f"shared start (designer {designer!r} not built here: {err})"
@@ -49,7 +50,7 @@ def _round_zero(experiment: ExperimentConfig, designer: str, seed: int) -> tuple
 
 def _wanted(experiment: ExperimentConfig, designer: str) -> tuple[str, ...]:
     try:
-        made = create_designer(designer, **experiment.designer_options.get(designer, {}))
+        made = create_designer(designer, **designer_options(experiment, designer))
     except Exception:
         return ()
     return backend_endpoints(made)

@@ -8,7 +8,9 @@ per epoch, times total_epochs), resuming after ``latest_checkpointed_iteration.t
 
 * scores ``rollout.n`` answers per prompt -- the reference plan for even rows, prose for odd
   ones -- with the reward function and dumps them to ``rollout_data_dir/<step>.jsonl``;
-* writes the step's metrics as verl's ``file`` logger does (``$VERL_FILE_LOGGER_PATH``, mode w);
+* writes the step's metrics as verl's ``file`` logger does (``$VERL_FILE_LOGGER_PATH``, mode w),
+  under verl 0.6.1's keys: the KL as ``actor/kl_loss`` only when it is in the loss, as
+  ``actor/reward_kl_penalty`` only when it is in the reward;
 * saves ``global_step_<N>/actor/huggingface/config.json`` and the tracker every ``save_freq``
   steps and at the last step, keeping ``max_actor_ckpt_to_keep`` checkpoints.
 
@@ -125,12 +127,18 @@ def main(argv: list[str]) -> int:
         (rollouts / f"{step}.jsonl").write_text("\n".join(lines) + "\n")
         metrics = {
             "critic/score/mean": sum(scores) / len(scores),
-            "actor/kl_loss": 0.001 * step,
             "actor/pg_loss": -0.5 / step,
+            "actor/lr": cfg["actor_rollout_ref.actor.optim.lr"],
             "training/epoch": epoch,
             "training/global_step": step,
             "timing_s/step": 0.01,
         }
+        if cfg["actor_rollout_ref.actor.use_kl_loss"]:  # dp_actor.update_policy
+            metrics["actor/kl_loss"] = 0.001 * step
+            metrics["actor/kl_coef"] = cfg["actor_rollout_ref.actor.kl_loss_coef"]
+        if cfg["algorithm.use_kl_in_reward"]:  # ray_trainer.apply_kl_penalty
+            metrics["actor/reward_kl_penalty"] = 0.002 * step
+            metrics["actor/reward_kl_penalty_coeff"] = cfg["algorithm.kl_ctrl.kl_coef"]
         logger.write(json.dumps({"step": step, "data": metrics}) + "\n")
         if step == crash_at and (os.environ.get("FAKE_VERL_CRASH_ALWAYS") or not marker.exists()):
             marker.touch()

@@ -1,0 +1,155 @@
+"""Both optimal rates on every board: makespan (the paper's) and SOC, and n/a for version 1."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.records import ResultRecord
+from leaderboards import Board, Format, LeaderboardError, build_board, load_runs, render
+from leaderboards.metrics import NA
+from tests.leaderboards.handmade import rates, record, run, suite
+
+FAST = 400
+
+# size 3: 10 answers, 6 valid, 2 SOC-optimal, 5 makespan-optimal; size 4: 10, 4, 1, 3
+V2 = rates({3: (10, 6, 2, 5), 4: (10, 4, 1, 3)})
+V1 = rates({3: (10, 6, 2), 4: (10, 4, 1)})
+VERSION_1 = "n/a: the 3agents records are of suite version 1 (SOC optima only)"
+
+
+def test_version_2_records_give_both_optimal_rates_each_from_its_own_flags() -> None:
+    board = build_board([run("random", s, V2) for s in (0, 1)], resamples=FAST)
+    (row,) = board.rows
+    cell = row.suites["3agents"]
+    assert cell.valid.mean == pytest.approx(50.0)
+    assert cell.optimal_makespan is not None and cell.optimal_soc is not None
+    assert cell.optimal_makespan.mean == pytest.approx(40.0)  # (50% + 30%) / 2
+    assert cell.optimal_soc.mean == pytest.approx(15.0)  # (20% + 10%) / 2
+    for e in (cell.optimal_makespan, cell.optimal_soc):
+        assert e.low is not None and e.high is not None and e.low <= e.mean <= e.high
+    assert row.overall.optimal_makespan == cell.optimal_makespan
+    sizes = {d.key: d.rates for d in board.details if d.cut == "size"}
+    assert sizes["3"].optimal_makespan is not None and sizes["3"].optimal_makespan.mean == 50.0
+    assert sizes["4"].optimal_soc is not None and sizes["4"].optimal_soc.mean == 10.0
+    (info,) = board.suites
+    assert info.optima == ("soc", "makespan") and info.unavailable == {}
+    assert set(board.metrics) == {"valid", "optimal_makespan", "optimal_soc"}
+
+
+def test_deltas_and_cuts_cover_both_optimal_rates() -> None:
+    better = rates({3: (10, 8, 3, 8), 4: (10, 6, 1, 6)})
+    runs = [run("random", s, V2) for s in range(3)] + [run("better", s, better) for s in range(3)]
+    board = build_board(runs, resamples=FAST)
+    rows = {r.designer: r for r in board.rows}
+    delta = rows["better"].delta_overall
+    assert delta is not None and delta.optimal_makespan is not None
+    assert delta.optimal_soc is not None and delta.optimal_makespan.paired
+    assert delta.optimal_makespan.mean == pytest.approx(30.0)  # (80 - 50 + 60 - 30) / 2
+    assert delta.optimal_soc.mean == pytest.approx(5.0)  # (30 - 20 + 10 - 10) / 2
+    assert delta.optimal_makespan.includes_zero is False
+    for cut in ("subset", "hole"):
+        cells = [d for d in board.details if d.cut == cut]
+        assert cells and all(d.rates.optimal_makespan is not None for d in cells), cut
+
+
+def test_best_of_reads_the_best_of_n_makespan_flags() -> None:
+    result = suite(V2)
+    verdicts = tuple(
+        v.model_copy(update={"best_of_optimal_makespan": v.best_of_valid}) for v in result.verdicts
+    )
+    loaded = run("random", 0, V2)
+    suites = {"3agents": result.model_copy(update={"verdicts": verdicts})}
+    loaded = type(loaded)(loaded.path, record("random", 0, suites))
+    greedy = build_board([loaded], resamples=FAST, details=()).rows[0].suites["3agents"]
+    best = build_board([loaded], answers="best_of", resamples=FAST, details=()).rows[0]
+    assert greedy.optimal_makespan is not None and greedy.optimal_makespan.mean == 40.0
+    makespan = best.suites["3agents"].optimal_makespan
+    assert makespan is not None and makespan.mean == pytest.approx(50.0), "every valid answer"
+
+
+def test_version_1_records_show_na_with_a_note_never_zero_or_the_soc_rate() -> None:
+    runs = [run("random", s, V1) for s in (0, 1)] + [run("other", s, V1) for s in (0, 1)]
+    board = build_board(runs, resamples=FAST)
+    for row in board.rows:
+        assert row.suites["3agents"].optimal_makespan is None
+        assert row.overall.optimal_makespan is None
+        soc = row.suites["3agents"].optimal_soc
+        assert soc is not None and soc.mean == pytest.approx(15.0)
+        assert row.delta is None or row.delta["3agents"].optimal_makespan is None
+    assert all(d.rates.optimal_makespan is None for d in board.details)
+    (info,) = board.suites
+    assert info.optima == ("soc",) and info.unavailable["optimal_makespan"].startswith(VERSION_1)
+    formats: list[tuple[Format, str, str]] = [
+        ("terminal", "opt. makespan (paper's)", "│"),
+        ("markdown", "opt. makespan (paper's)", "|"),
+        ("html", "opt. makespan (paper&#39;s)", "<td"),
+    ]
+    for fmt, label, cell in formats:
+        text = render(board, fmt, details=["size"], width=240)
+        assert VERSION_1 in text, fmt
+        lines = [line for line in text.splitlines() if label in line and cell in line]
+        assert len(lines) == 5, fmt  # main (two designers), deltas (one), size detail (two)
+        assert all(NA in line for line in lines), fmt
+    table = render(board, "markdown")
+    assert "| opt. makespan (paper's) | n/a | n/a |" in table
+    assert "| opt. SOC | 15.0 [" in table
+    rows = list(csv.DictReader(io.StringIO(render(board, "csv"))))
+    makespan = [
+        r for r in rows if r["metric"] == "optimal_makespan" and r["section"] != "reference"
+    ]
+    assert makespan and all(r["value"] == "" and r["note"].startswith(VERSION_1) for r in makespan)
+    dumped = json.loads(render(board, "json"))
+    assert dumped["rows"][0]["suites"]["3agents"]["optimal_makespan"] is None
+
+
+def test_a_board_mixing_suite_versions_is_refused() -> None:
+    old, new = run("random", 0, V1), run("other", 0, V2)
+    with pytest.raises(LeaderboardError, match="different versions of benchmark 3agents"):
+        build_board([old, new], resamples=FAST)
+    # a record that names no suite version is of version 1: refused beside version 2 too
+    bare = {"3agents": suite(V1).model_copy(update={"suite_version": None, "content_sha256": None})}
+    unversioned = type(old)(old.path, record("random", 0, bare))
+    same_layout = suite(V2).model_copy(update={"content_sha256": None})
+    newer = type(new)(new.path, record("other", 0, {"3agents": same_layout}))
+    with pytest.raises(LeaderboardError, match=r"suite version 1 vs 2"):
+        build_board([unversioned, newer], resamples=FAST)
+
+
+def _write(path: Path, rec: ResultRecord) -> Path:
+    path.mkdir(parents=True)
+    (path / "result.json").write_text(rec.model_dump_json())
+    return path
+
+
+def test_records_round_trip_and_a_version_2_record_without_makespan_flags_is_skipped(
+    tmp_path: Path,
+) -> None:
+    good = _write(
+        tmp_path / "runs" / "random" / "seed-0", record("random", 0, {"3agents": suite(V2)})
+    )
+    old = _write(
+        tmp_path / "old" / "random" / "seed-0", record("random", 0, {"3agents": suite(V1)})
+    )
+    loaded = load_runs([good, old])
+    assert not loaded.skipped and len(loaded) == 2
+    assert loaded[0].record.suites["3agents"].optima == suite(V2).optima
+    damaged = json.loads((good / "result.json").read_text())
+    damaged["suites"]["3agents"]["verdicts"][0]["optimal_makespan"] = None
+    bad = tmp_path / "bad" / "random" / "seed-0"
+    bad.mkdir(parents=True)
+    (bad / "result.json").write_text(json.dumps(damaged))
+    (skipped,) = load_runs([bad]).skipped
+    assert skipped.kind == "unreadable"
+    assert "is of version 2 but some verdicts lack their greedy optimal_makespan flag" in str(
+        skipped
+    )
+
+
+def test_board_json_carries_the_new_schema_version() -> None:
+    board = build_board([run("random", 0, V2)], resamples=FAST, details=())
+    assert Board.model_validate_json(render(board, "json")).schema_version == "2"
