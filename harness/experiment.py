@@ -168,12 +168,16 @@ class ExperimentConfig(BaseModel):
         return data
 
     @model_serializer(mode="wrap")
-    def _without_empty_verl(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _as_older_runs_recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # CPU experiments record exactly what they did before the verl section existed, so
         # their run directories still resume.
         out: dict[str, Any] = handler(self)
         if out.get("verl", ...) is None:
             del out["verl"]
+        # Likewise the default reward objective (SOC, all a run could train on before the field
+        # existed): its absence in a record means SOC, and older runs compare equal.
+        if out.get("reward_objective") == Objective.SOC.value:
+            del out["reward_objective"]
         return out
 
     @model_validator(mode="after")

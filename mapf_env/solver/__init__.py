@@ -9,6 +9,7 @@ See `_api.py` for the order in which the exact methods are tried.
 """
 
 from mapf_env.solver._api import (
+    MAKESPAN_CBS_NODES,
     conflict_free_plan,
     exact_makespan,
     find_optimum,
@@ -21,6 +22,7 @@ from mapf_env.solver._grid_graph import GridGraph
 from mapf_env.solver._results import SolveResult, SolverLimits, SolveStatus
 
 __all__ = [
+    "MAKESPAN_CBS_NODES",
     "GridGraph",
     "SolveResult",
     "SolveStatus",

@@ -150,8 +150,7 @@ def test_the_flow_answers_where_cbs_under_makespan_stalls(name: str) -> None:
     """Two shipped instances on which CBS under makespan spends its node budget without an
     answer: `minimal_makespan` falls back to the flow, whose plan reaches the shipped key."""
     from mapf_env import load_suite
-    from mapf_env.solver import exact_makespan, minimal_makespan
-    from mapf_env.solver._api import MAKESPAN_CBS_NODES
+    from mapf_env.solver import MAKESPAN_CBS_NODES, exact_makespan, minimal_makespan
 
     item = next(i for i in load_suite("5agents").items if i.instance.id == name)
     key, bare = item.instance.optimum, item.instance.without_optimum()
