@@ -96,7 +96,10 @@ class RoundResult(BaseModel):
     round: int
     config: EnvConfig = Field(description="The configuration this round trained on.")
     stats: GenerationStats
-    validation: EvalReport
+    validation: EvalReport = Field(
+        description="Greedy answers on the validation suite (SOC-keyed before suite version 2: "
+        "such reports read with their SOC counts filled in from `optimal`)."
+    )
     proposal: Proposal | None = Field(default=None, description="None after the last round.")
     train_seconds: float
     samples: int
@@ -113,6 +116,15 @@ class RoundResult(BaseModel):
         "under checkpoint/), by path relative to the round directory: resume trains a round "
         "again when one is missing or differs (empty in older records, which are trusted).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _soc_keys_of_version_1(cls, data: Any) -> Any:
+        """The validation suite was SOC-keyed before version 2: its `optimal` is SOC-optimal."""
+        report = data.get("validation") if isinstance(data, dict) else None
+        if report is not None and _counts_unknown(report):
+            return {**data, "validation": legacy_soc_report(report)}
+        return data
 
 
 class ResultRecord(BaseModel):
@@ -195,17 +207,28 @@ def legacy_soc_result(data: dict[str, Any]) -> dict[str, Any]:
         for v in out.get("verdicts", ())
     ]
     for key in ("greedy", "best_of"):
-        report = out.get(key)
-        if report is None:
-            continue
-        fields = report.model_dump() if isinstance(report, BaseModel) else dict(report)
-        fields["overall"] = _filled(fields.get("overall", {}), {"optimal_soc": "optimal"})
-        fields["per_size"] = {
-            size: _filled(counts, {"optimal_soc": "optimal"})
-            for size, counts in fields.get("per_size", {}).items()
-        }
-        out[key] = fields
+        if out.get(key) is not None:
+            out[key] = legacy_soc_report(out[key])
     return out
+
+
+def legacy_soc_report(report: Any) -> dict[str, Any]:
+    """A report (model or raw fields) of version-1 answer keys with its SOC-optimal counts
+    filled in from `optimal`, the makespan ones left unknown."""
+    fields = report.model_dump() if isinstance(report, BaseModel) else dict(report)
+    fields["overall"] = _filled(fields.get("overall", {}), {"optimal_soc": "optimal"})
+    fields["per_size"] = {
+        size: _filled(counts, {"optimal_soc": "optimal"})
+        for size, counts in fields.get("per_size", {}).items()
+    }
+    return fields
+
+
+def _counts_unknown(report: Any) -> bool:
+    """Neither optimum counted: a report of version-1 (SOC) answer keys."""
+    overall = report.overall if isinstance(report, EvalReport) else dict(report).get("overall")
+    fields = overall.model_dump() if isinstance(overall, BaseModel) else dict(overall or {})
+    return fields.get("optimal_soc") is None and fields.get("optimal_makespan") is None
 
 
 def _filled(item: Any, copies: dict[str, str]) -> Any:

@@ -118,11 +118,8 @@ def _rounds_table(run: Path, rounds: list[RoundResult], total: int | None) -> Ta
         table.add_column(name, justify="right")
     for r in rounds:
         overall, proposal = r.validation.overall, r.proposal
-        soc = overall.optimal_soc_rate
-        if soc is None and r.validation.overall.optimal_makespan is None:
-            soc = overall.optimal_rate  # before version 2 the validation keys were SOC minima
         table.add_row(_round_label(r, total), percent(overall.valid_rate),
-                      percent(overall.optimal_makespan_rate), percent(soc),
+                      percent(overall.optimal_makespan_rate), percent(overall.optimal_soc_rate),
                       f"{r.train_seconds:.1f}",
                       escape(proposal.designer) if proposal else "-",
                       str(len(proposal.notes)) if proposal else "-")  # fmt: skip

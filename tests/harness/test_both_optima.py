@@ -70,3 +70,26 @@ def test_a_version_1_result_says_it_holds_soc_optima_only() -> None:
     assert all(v.optimal_makespan is None for v in old.verdicts)
     assert old.greedy.overall.optimal_soc == 20 and old.greedy.overall.optimal_makespan is None
     assert size_mean(old).optimal_makespan is None and size_mean(old).optimal_soc == 1.0
+
+
+def test_a_round_record_of_version_1_reads_its_validation_as_soc_keyed() -> None:
+    """A round.json written before suite version 2 has only `optimal` in its validation
+    report; it reads with the SOC counts filled in and the makespan ones unknown."""
+    from harness.evaluate import judge
+    from harness.records import RoundResult
+    from mapf_env import EvalReport, GenerationStats, random_config
+
+    items = load_suite("validation").items[:10]
+    report = EvalReport.from_verdicts(
+        (i.size, judge(i.instance, reference_answer(i.instance))) for i in items
+    )
+    raw = json.loads(report.model_dump_json())
+    for counts in [raw["overall"], *raw["per_size"].values()]:
+        del counts["optimal_soc"], counts["optimal_makespan"]
+    fields = {"round": 0, "config": random_config(0).model_dump(mode="json"),
+              "stats": GenerationStats(sizes={}, total=0, seconds=0.0, workers=1).model_dump(),
+              "validation": raw, "train_seconds": 1.0, "samples": 10, "epochs": 1}  # fmt: skip
+    old = RoundResult.model_validate(fields)
+    assert old.validation.overall.optimal_soc == 10 == old.validation.overall.optimal
+    assert old.validation.overall.optimal_makespan is None
+    assert RoundResult.model_validate({**fields, "validation": report}).validation == report
