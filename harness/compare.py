@@ -23,6 +23,9 @@ def compare(
     Every run is checked first (`PreflightFailed`, one line per problem, nothing written).
     Raises `RunsFailed` (after the other runs finished) when some runs raised.
     """
-    chosen, how = executor or LocalExecutor(), options or RunOptions()
-    preflight(experiment, root, resume=how.resume, ray_address=how.ray_address)
-    return chosen.run(experiment, plan(experiment), root, how, on_event)
+    chosen, how, jobs = executor or LocalExecutor(), options or RunOptions(), plan(experiment)
+    # Runs that execute as tasks elsewhere (Ray) are not judged by this machine's GPUs or disk.
+    at_once = chosen.at_once(experiment, len(jobs)) if isinstance(chosen, LocalExecutor) else 0
+    preflight(experiment, root, resume=how.resume, ray_address=how.ray_address,
+              runs_here=at_once > 0, concurrent=max(1, at_once))  # fmt: skip
+    return chosen.run(experiment, jobs, root, how, on_event)

@@ -1,14 +1,31 @@
-"""Scoring a backend's answers: the testbed's verifier, the same for every backend."""
+"""Scoring a backend's answers: the testbed's verifier, the same for every backend.
+
+Benchmark answers are scored and stored by one path: `benchmark_suite` (a backend answers) or
+`score_answers` (answers from elsewhere: a zero-shot policy, a bundle being verified) give a
+`ScoredSuite`, and `store_scored` writes every suite's answers beside the record-to-be
+(`harness.answers`) and returns the results and checksums the record carries. The answers are
+on disk before the record that names them, so a crash never leaves a result without them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 
+from harness.answers import AnswersError, SuiteAnswers, write_answers
 from harness.backends.base import Backend
 from harness.records import InstanceVerdict, SuiteResult
 from mapf_env import BenchmarkSuite, EvalReport, Instance, Verdict, verify
 from mapf_env.verifier import AnswerKeyError
+
+
+@dataclass(frozen=True)
+class ScoredSuite:
+    """A suite's result and the answers it was scored from."""
+
+    result: SuiteResult
+    answers: SuiteAnswers
 
 
 def judge(instance: Instance, answer: str) -> Verdict:
@@ -27,12 +44,45 @@ def validation_report(backend: Backend, instances: Sequence[Instance], seed: int
     )
 
 
-def suite_result(backend: Backend, suite: BenchmarkSuite, best_of: int, seed: int) -> SuiteResult:
-    """Greedy and best-of-n results on a benchmark suite, with every instance's verdict."""
+def benchmark_suite(
+    backend: Backend, suite: BenchmarkSuite, best_of: int, seed: int
+) -> ScoredSuite:
+    """The backend's greedy answer and `best_of` samples on every item, and their scores."""
     instances = [item.instance for item in suite.items]
     greedy = backend.respond(instances, samples=1, greedy=True, seed=seed)
     sampled = backend.respond(instances, samples=best_of, greedy=False, seed=seed + 1)
-    return score_suite(suite, [texts[0] for texts in greedy], sampled, best_of)
+    answers = SuiteAnswers.of(suite, [texts[0] for texts in greedy], sampled)
+    return score_answers(suite, answers, best_of)
+
+
+def score_answers(suite: BenchmarkSuite, answers: SuiteAnswers, best_of: int) -> ScoredSuite:
+    """Score stored or given answers; they must be the suite's items, in the suite's order."""
+    expected = [item.instance.id or "" for item in suite.items]
+    if answers.ids != expected:
+        wrong = next(
+            (f"answer {n} is for {got!r} where the suite has {want!r}"
+             for n, (got, want) in enumerate(zip(answers.ids, expected, strict=False))
+             if got != want),
+            f"{len(answers.ids)} answers for {len(expected)} instances",
+        )  # fmt: skip
+        raise AnswersError(f"answers to suite {suite.name} do not fit it: {wrong}")
+    short = next((item for item in answers.items if len(item.samples) != best_of), None)
+    if short is not None:
+        raise AnswersError(
+            f"answers to suite {suite.name}: instance {short.id} has {len(short.samples)} "
+            f"samples where best of {best_of} needs {best_of}"
+        )
+    result = score_suite(suite, answers.greedy, answers.sampled, best_of)
+    return ScoredSuite(result, answers)
+
+
+def store_scored(
+    directory: Path, scored: Mapping[str, ScoredSuite]
+) -> tuple[dict[str, SuiteResult], dict[str, str]]:
+    """Write each suite's answers under `directory` (before its record is written); the
+    results by suite and the answers files' sha256 by suite, for the record."""
+    checksums = {name: write_answers(directory, suite.answers) for name, suite in scored.items()}
+    return {name: suite.result for name, suite in scored.items()}, checksums
 
 
 def score_suite(

@@ -9,6 +9,7 @@ travels from a worker to the process that draws the progress bars.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -77,6 +78,45 @@ class CurveFile:
     def step(self, n: int, step: TrainStep) -> None:
         with self.curves(n).open("a", encoding="utf-8") as f:
             f.write(step.model_dump_json() + "\n")
+
+    def round_done(self, result: RoundResult) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class PhaseClock:
+    """Seconds of each phase of each round, from the loop's phase changes (an observer).
+
+    A phase lasts until the next one starts; `lap` closes the running phase now and goes on
+    timing it, so a round's record can hold its phases before the round is written.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
+        self.seconds: dict[int, dict[str, float]] = {}
+        self._running: tuple[Phase, int, float] | None = None
+
+    def phase(self, name: Phase, n: int) -> None:
+        self.lap()
+        self._running = None if name == "done" else (name, n, self.clock())
+
+    def lap(self) -> None:
+        if self._running is not None:
+            name, n, since = self._running
+            now = self.clock()
+            spent = self.seconds.setdefault(n, {})
+            spent[name] = spent.get(name, 0.0) + now - since
+            self._running = (name, n, now)
+
+    def of(self, n: int) -> dict[str, float]:
+        """Round `n`'s phases so far (`benchmark`: n is the number of rounds)."""
+        self.lap()
+        return dict(self.seconds.get(n, {}))
+
+    def step(self, n: int, step: TrainStep) -> None:
+        pass
 
     def round_done(self, result: RoundResult) -> None:
         pass

@@ -12,6 +12,9 @@ A designer that asks the trained checkpoint or the base model (`self`, `base`) g
 by the backend for the design step only (`serving`), so a GPU backend frees the memory its
 server held before the next round trains.
 
+Each round's record also says where its time went (`harness.round_timings`): the phases as
+timed here, and the model loads, optimiser steps and validation the backend reports.
+
 Every finished round is written to the run directory before the next starts, so `--resume`
 picks up after the last finished round: the backend reloads that round's checkpoint and the
 next configuration is the one that round's proposal wrote. Round seeds depend only on the run's
@@ -47,10 +50,11 @@ from harness.backends.base import (
     machine_of,
     serving,
 )
-from harness.evaluate import suite_result, validation_report
-from harness.events import CurveFile, Observers, RunObserver
+from harness.evaluate import benchmark_suite, store_scored, validation_report
+from harness.events import CurveFile, Observers, PhaseClock, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.records import ResultRecord, RoundResult, stamp
+from harness.round_timings import accounted, benchmark_timings
 from harness.run_dir import RunDir
 from harness.run_files import RunFileError, one_line
 from mapf_env import EnvConfig, generate, load_suite
@@ -76,7 +80,8 @@ def run_designer(
     A design step whose designer could not design keeps the configuration and is recorded
     as failed in its proposal; `allow_design_failures` is written into the record for boards.
     """
-    started, watch = time.perf_counter(), Observers([CurveFile(run.curves), *observers])
+    started, clock = time.perf_counter(), PhaseClock()
+    watch = Observers([CurveFile(run.curves), clock, *observers])
     run.open(resume)
     if (done := run.result()) is not None:
         watch.phase("done", experiment.rounds)
@@ -111,19 +116,21 @@ def run_designer(
             with serving(backend, backend_endpoints(designer)) as endpoints:
                 context = design_context(experiment, seed, initial, [*rounds, result], endpoints)
                 result = result.model_copy(update={"proposal": designer.propose(context)})
-        result = run.finish_round(result)
+        result = run.finish_round(accounted(result, clock, backend, training))
         watch.round_done(result)
         rounds.append(result)
         config = result.proposal.config if result.proposal is not None else config
     watch.phase("benchmark", experiment.rounds)
-    suites = {name: suite_result(backend, load_suite(name), experiment.best_of, seed)
+    scored = {name: benchmark_suite(backend, load_suite(name), experiment.best_of, seed)
               for name in experiment.benchmarks}  # fmt: skip
+    suites, answers_sha256 = store_scored(run.path, scored)
     record = ResultRecord(**stamp(), experiment=experiment.model_dump(mode="json"),
                           designer=designer_name, seed=seed, backend=backend.name,
                           initial_source="designer" if own is not None else "shared",
-                          rounds=tuple(rounds), suites=suites,
+                          rounds=tuple(rounds), suites=suites, answers_sha256=answers_sha256,
                           allow_design_failures=allow_design_failures,
                           machine=machine_of(backend),
+                          benchmark_timings=benchmark_timings(clock, backend, experiment.rounds),
                           seconds=time.perf_counter() - started)  # fmt: skip
     run.write_result(record)
     watch.phase("done", experiment.rounds)

@@ -4,8 +4,11 @@ A comparison can take hours; a problem that shows only when a worker reaches it 
 designer option, a missing API key, `self` on a backend that serves no model) would surface
 after the other runs have spent that time, or -- worse -- let a designer that cannot design
 run on and be ranked. So `preflight` builds every designer exactly as the runs will, checks
-the backend's packages and the output directory, and raises `PreflightFailed` with one line
-per problem. It writes nothing: no run directory exists until every check has passed.
+the backend's packages, the machine (``harness doctor``'s checks: for backend verl the GPUs,
+CUDA, package versions, the model's files, disk against the checkpoint budget, Ray and ports;
+for backend cpu only its disk) and the output directory, and raises `PreflightFailed` with one
+line per problem; the doctor's warnings are printed and do not stop the run. It writes
+nothing: no run directory exists until every check has passed.
 """
 
 from __future__ import annotations
@@ -13,8 +16,11 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
 
 from designers import (
     DesignerLoadError,
@@ -25,6 +31,8 @@ from designers import (
     parse_entry,
 )
 from harness.backends.factory import BackendUnavailable, backend_serves_models, check_backend
+from harness.backends.verl.runtime import VerlRuntime
+from harness.doctor import MachineProbe, Probe, diagnose
 from harness.experiment import ExperimentConfig
 from harness.loop import make_designer
 from harness.run_dir import RunDir, safe_name
@@ -50,15 +58,27 @@ def preflight(
     resume: bool = False,
     ray_address: str | None = None,
     dry_run: bool = False,
+    probe: Probe | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    runs_here: bool = True,
+    concurrent: int = 1,
 ) -> None:
     """Raise `PreflightFailed` unless every (designer, seed) run of `experiment` can start.
 
     A dry run prints what would be launched and launches nothing -- it is how a laptop
     previews a cluster's commands -- so it checks what the experiment says (designer names,
-    options, servers) but not what this machine has (packages, keys, run directories).
+    options, servers) but not what this machine has (packages, GPUs, keys, run directories).
+    `probe` gathers the machine's facts (default: `machine_probe()`); `on_warning` gets each
+    warning line (default: printed to stderr). `runs_here` False (runs executed on other
+    machines, e.g. as Ray tasks) leaves out the machine checks, which judge this machine;
+    `concurrent` runs at once share the disk budget's peak.
     """
+    backend = [] if dry_run else backend_problems(
+        experiment, ray_address, root=root, resume=resume, probe=probe, on_warning=on_warning,
+        machine=runs_here, concurrent=concurrent,
+    )  # fmt: skip
     problems = [
-        *([] if dry_run else backend_problems(experiment, ray_address)),
+        *backend,
         *designer_problems(experiment, ready=not dry_run),
         *([] if dry_run else output_problems(experiment, root, resume=resume)),
     ]
@@ -66,12 +86,44 @@ def preflight(
         raise PreflightFailed(problems)
 
 
-def backend_problems(experiment: ExperimentConfig, ray_address: str | None) -> list[str]:
+def machine_probe() -> Probe:
+    """Where preflight's machine facts come from (tests replace it)."""
+    return MachineProbe()
+
+
+def backend_problems(
+    experiment: ExperimentConfig,
+    ray_address: str | None,
+    *,
+    root: Path = Path("runs"),
+    resume: bool = False,
+    probe: Probe | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    machine: bool = True,
+    concurrent: int = 1,
+) -> list[str]:
+    """The backend's packages (`check_backend`) and, with `machine`, the doctor's machine
+    checks: failures as problems, warnings passed to `on_warning`. The designers are
+    `designer_problems`' job, and a package check that already failed is not repeated."""
+    problems, skip = [], ["designers"]
     try:
         check_backend(experiment, ray_address)
     except BackendUnavailable as err:
-        return [str(err)]
-    return []
+        problems.append(str(err))
+        skip.append("packages")
+    if not machine:
+        return problems
+    runtime = VerlRuntime(ray_address=ray_address)
+    findings = diagnose(experiment, probe or machine_probe(), root=root, resume=resume,
+                        runtime=runtime, skip=tuple(skip), concurrent=concurrent)  # fmt: skip
+    for finding in findings:
+        if finding.level == "warn":
+            (on_warning or _print_warning)(finding.problem())
+    return [*problems, *(f.problem() for f in findings if f.level == "fail")]
+
+
+def _print_warning(line: str) -> None:
+    Console(stderr=True, soft_wrap=True).print(f"[bold yellow]warning:[/] {escape(line)}")
 
 
 def designer_problems(experiment: ExperimentConfig, *, ready: bool = True) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from designers import Proposal
+from harness.backends.base import ModelLoad
 from harness.machine import MachineRecord
 from harness.training_summary import TrainingSummary
 from mapf_env import EnvConfig, EvalReport, GenerationStats, Objective
@@ -88,6 +89,64 @@ class SuiteResult(BaseModel):
         return OPTIMA.get(self.suite_version or 1, (Objective.SOC,))
 
 
+OVERHEAD_SHARES = ("data", "model loads", "training steps", "evaluation", "design", "other")
+"""Where a round's time goes, in the order `harness runs show` prints it."""
+
+
+class RoundTimings(BaseModel):
+    """Where one round's wall time went, as this harness process measured it.
+
+    The phases are the loop's (a round resumed in the middle of training counts only what the
+    resuming process did). Within them: the backend's model loads, the optimiser steps, the
+    evaluation (answering and scoring, plus the trainer's own validation where it gave the
+    answers), the design step (a served model's queries included) and the rest: data
+    generation, process starts and exits, checkpoint saves.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    phases: dict[str, float] = Field(
+        default_factory=dict,
+        description="Seconds of each phase of the round (generate, train, evaluate, design; "
+        "benchmark after the last round), from the loop's phase changes.",
+    )
+    step_seconds: float = Field(
+        0.0, ge=0.0, description="The round's optimiser steps (the sum of TrainStep.seconds)."
+    )
+    loads: tuple[ModelLoad, ...] = Field(
+        default=(), description="The backend's model loads in the round (none on the CPU)."
+    )
+    validation_seconds: float | None = Field(
+        default=None,
+        description="The trainer's own validation of the round's model inside training (verl: "
+        "timing_s/testing), counted as evaluation; None where the trainer validated nothing.",
+    )
+    notes: tuple[str, ...] = Field(default=(), description="The backend's notes on the round.")
+
+    @property
+    def total(self) -> float:
+        return sum(self.phases.values())
+
+    def load_seconds(self, *kinds: str) -> float:
+        """Seconds of the loads of `kinds` (all loads when none is named)."""
+        return sum(x.seconds for x in self.loads if not kinds or x.kind in kinds)
+
+    def shares(self) -> dict[str, float]:
+        """Seconds per `OVERHEAD_SHARES` entry; they add up to `total`."""
+        phases = self.phases
+        evaluation = max(0.0, phases.get("evaluate", 0.0) - self.load_seconds("evaluation"))
+        design = max(0.0, phases.get("design", 0.0)
+                     - self.load_seconds("serving-policy", "serving-base"))  # fmt: skip
+        parts = {
+            "data": phases.get("generate", 0.0),  # the round's instances, generated and solved
+            "model loads": self.load_seconds(),
+            "training steps": self.step_seconds,
+            "evaluation": evaluation + (self.validation_seconds or 0.0),
+            "design": design,
+        }
+        return {**parts, "other": max(0.0, self.total - sum(parts.values()))}
+
+
 class RoundResult(BaseModel):
     """One finished round as recorded in the run directory."""
 
@@ -115,6 +174,17 @@ class RoundResult(BaseModel):
         description="sha256 of each file this record vouches for (config.yaml and every file "
         "under checkpoint/), by path relative to the round directory: resume trains a round "
         "again when one is missing or differs (empty in older records, which are trusted).",
+    )
+    timings: RoundTimings | None = Field(
+        default=None,
+        description="Where the round's time went: phases, model loads, optimiser steps "
+        "(None in older records).",
+    )
+    target: dict[str, Any] | None = Field(
+        default=None,
+        description="What the backend ran the round on that changes how it computes (verl: "
+        "its version and line, the attention implementation and padding removal, and why); "
+        "None for the CPU learner (see ResultRecord.machine) and in older records.",
     )
 
     @model_validator(mode="before")
@@ -161,6 +231,18 @@ class ResultRecord(BaseModel):
         default=(),
         description="What a reader should know about how the record was made, e.g. a zero-shot "
         "evaluation's failed requests and cached answers (empty in older records).",
+    )
+    benchmark_timings: RoundTimings | None = Field(
+        default=None,
+        description="Where the final benchmarks' time went (phase `benchmark` and the model "
+        "loads it took); None in older records.",
+    )
+    answers_sha256: dict[str, str] = Field(
+        default_factory=dict,
+        description="sha256 of each suite's stored answers, `answers/<suite>.jsonl.gz` beside "
+        "this record (the greedy answer and every best-of sample per instance, in suite "
+        "order), by suite name: `harness leaderboard verify` re-scores them with the installed "
+        "verifier. Empty in older records, whose verdicts cannot be re-checked.",
     )
 
     def design_failures(self) -> list[tuple[int, str]]:

@@ -8,7 +8,9 @@ Layout of ``runs/<experiment>/<designer>/seed-<n>/``::
     round-000/checkpoint/    the backend's state after training
     round-000/round.json     the finished round (stats, validation, proposal, and the sha256
                              of config.yaml and of every checkpoint file): written last
-    result.json              the final ResultRecord
+    answers/<suite>.jsonl.gz every benchmark answer (greedy and best-of samples, in suite
+                             order; `harness.answers`), written before result.json
+    result.json              the final ResultRecord, with each answers file's sha256
     failure.json             why the run stopped with an error (removed once it finishes)
 
 A round counts as finished only once its ``round.json`` exists, and every file is written to a

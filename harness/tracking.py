@@ -140,7 +140,15 @@ class WandbWriter:
         self.run.log(dict(data), step=step)
 
     def close(self) -> None:
+        """Finish the run, then wait until wandb-core has closed its transaction log.
+
+        `finish()` only informs the service that the run is done and returns before the
+        `.wandb` file is flushed; a worker that then exits without atexit hooks (a pool or
+        Ray worker) would lose the tail. A process holds one harness run at a time, so
+        tearing the service down finishes nothing else; the next run starts a new one.
+        """
         self.run.finish()
+        _require("wandb", "wandb").teardown()
 
 
 REQUIRES: dict[str, tuple[str, ...]] = {  # logger -> the modules it imports

@@ -6,14 +6,14 @@ Detail cuts (a size, a wait subset, a hole ratio) are the mean over the cut's si
 per-size rate. Every cell holds the valid, makespan-optimal and SOC-optimal rate
 (`leaderboards.metrics`); an optimal rate the suite version cannot give is None (the overall
 column too, when any suite lacks it). Intervals and deltas follow `leaderboards.bootstrap`.
+After the rows, `leaderboards.board_statistics` adds rliable's aggregates, the validation
+curves, the controls and the detectable difference, reusing the rows' resampled Sums.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from statistics import mean
-
-import numpy as np
 
 from leaderboards.board import (
     Answers,
@@ -29,6 +29,7 @@ from leaderboards.board import (
     SuiteInfo,
     UnrankedRow,
 )
+from leaderboards.board_statistics import board_statistics
 from leaderboards.bootstrap import (
     BOOTSTRAP_SEED,
     CONFIDENCE,
@@ -45,7 +46,7 @@ from leaderboards.deltas import baseline_deltas
 from leaderboards.design_steps import design_failures, unranked_note
 from leaderboards.errors import LeaderboardError
 from leaderboards.failures import failure_rows
-from leaderboards.groups import Group, estimate, make_groups
+from leaderboards.groups import Group, estimate, is_ranked, make_groups, overall_reps
 from leaderboards.metrics import METRICS, Metric, available, unavailable_note
 from leaderboards.readers import LoadedRun
 from leaderboards.reference import load_reference
@@ -75,13 +76,16 @@ def build_board(
     check_compatible(runs, pool_machines=pool_machines)
     groups = make_groups(runs, answers, resamples)
     flags = {(g.kind, g.designer): design_failures([r.record for r in g.runs]) for g in groups}
-    ranked = [g for g in groups if _is_ranked(flags[g.kind, g.designer])]
+    ranked = [g for g in groups if is_ranked(flags[g.kind, g.designer])]
     unranked = [
         _unranked(g, f) for g in groups if (f := flags[g.kind, g.designer]) and not f.ranked
     ]
     suites = list(runs[0].record.suites)
     base = next((g for g in ranked if g.designer == baseline), None)
     note = _baseline_note(baseline, base, groups, flags, strict_baseline)
+    rows = _ranked_rows(ranked, base, flags, suites, resamples)
+    order = {(r.kind, r.designer): i for i, r in enumerate(rows)}
+    in_rows = sorted(ranked, key=lambda g: order[g.runs[0].record.kind, g.designer])
     return Board(
         package_version=package_version(),
         git_commit=git_commit(),
@@ -94,21 +98,18 @@ def build_board(
             resamples=resamples, confidence=CONFIDENCE, rng_seed=BOOTSTRAP_SEED, method=METHOD
         ),
         runs=tuple(_run_ref(run) for g in groups for run in g.runs),
-        rows=tuple(_ranked_rows(ranked, base, flags, suites, resamples)),
+        rows=tuple(rows),
         unranked=tuple(unranked),
         detail_cuts=tuple(c for c in CUTS if c in details),
         details=tuple(d for g in ranked for d in _details(g, suites, details)),
         failures=tuple(f for g in ranked for f in failure_rows(g.designer, g.runs, suites)),
         costs=tuple(cost_row(g.designer, [r.record for r in g.runs]) for g in groups),
         reference=load_reference() if reference else None,
+        **board_statistics(in_rows, base, suites, resamples),
     )
 
 
 Flags = dict[tuple[str, str], DesignFailures | None]
-
-
-def _is_ranked(flag: DesignFailures | None) -> bool:
-    return flag is None or flag.ranked
 
 
 def _ranked_rows(
@@ -152,7 +153,7 @@ def _row(g: Group, suites: list[str]) -> DesignerRow:
     overall: dict[str, Estimate | None] = {
         m: estimate(
             mean(g.means[s, m] for s in suites),
-            np.mean([g.reps[s, m] for s in suites], axis=0) if g.reps else None,
+            overall_reps(g.reps, suites, m),
             len(g.runs),
         )
         if all(g.has(s, m) for s in suites)

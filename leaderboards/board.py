@@ -11,6 +11,10 @@ The board is built from result files alone (`leaderboards.build_board`), so it n
 code versions and commits it was built from. A designer some of whose design steps failed carries
 `design_failures` (boards flag it); one whose every step failed is listed in `unranked` rather
 than ranked in `rows`, unless its runs were started with --allow-design-failures.
+Beside the Sum cells, a board carries rliable's aggregates, probabilities of improvement and
+performance profiles over the runs x tasks score matrix, validation curves per round, the
+controls (normalised scores, sensitivity) and the smallest difference it could detect: the
+models between `Kind` and `Board`, each documented where it is declared.
 """
 
 from __future__ import annotations
@@ -21,9 +25,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from leaderboards.metrics import DEFINITIONS, Metric
 
-BOARD_SCHEMA_VERSION = "2"
+BOARD_SCHEMA_VERSION = "3"
 """2: three rates per cell (valid, optimal_makespan, optimal_soc) where 1 had valid and
-optimal; the reference carries every per-size cell of the paper's tables."""
+optimal; the reference carries every per-size cell of the paper's tables.
+3: rliable's statistics over the runs x tasks score matrix (`aggregates`: mean and IQM;
+`improvements`: P(designer > baseline); `profiles`), validation `curves` per round, the
+`controls` (scores normalised between random and matched, and the sensitivity line matched
+minus harder) and `power` (the smallest difference the board could detect). Every new field has
+a default, so boards of version 2 still read."""
 
 Cut = Literal["size", "subset", "hole"]
 Answers = Literal["greedy", "best_of"]
@@ -55,6 +64,132 @@ class Delta(BaseModel):
         default=None, description="Whether the interval includes 0 (None when it is unknown)."
     )
     note: str | None = None
+
+
+Kind = Literal["designer", "policy"]
+
+
+class Aggregate(BaseModel):
+    """rliable's aggregates of one designer's score matrix (runs x tasks) for one metric.
+
+    A task is one benchmark suite x map size, a score that run's rate on it. Unlike "overall",
+    which weighs every suite alike, the mean weighs every task alike. The intervals resample
+    runs within each task (rliable's stratified bootstrap), so they hold run-to-run variation
+    only; with one run they are unknown (`Estimate.note`).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    kind: Kind
+    metric: Metric
+    runs: int
+    tasks: int = Field(description="Columns: one per (suite, map size), 21 for 3/4/5 agents.")
+    mean: Estimate = Field(description="Mean over runs and tasks, stratified-bootstrap 95% CI.")
+    iqm: Estimate = Field(
+        description="Interquartile mean: the 25% trimmed mean of all run-task scores."
+    )
+
+
+class Improvement(BaseModel):
+    """P(designer > baseline): the chance a random run of the designer beats one of the
+    baseline on a random task (ties count half; 0.5 is no difference)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    baseline: str
+    metric: Metric
+    probability: float = Field(description="0-1.")
+    low: float | None = Field(default=None, description="95% CI; None with one run on a side.")
+    high: float | None = None
+    runs: int = Field(description="The designer's runs.")
+    baseline_runs: int
+    note: str | None = Field(default=None, description="Why the interval is unknown.")
+
+
+class Profile(BaseModel):
+    """Performance profile: share of run-task scores above each threshold tau, with a 95% band."""
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    kind: Kind
+    metric: Metric
+    taus: tuple[float, ...] = Field(description="Thresholds in percent, 0..100 (101 points).")
+    share: tuple[float, ...] = Field(description="0-1, non-increasing in tau.")
+    low: tuple[float, ...] | None = Field(default=None, description="Band; None with one run.")
+    high: tuple[float, ...] | None = None
+
+
+class RoundCurve(BaseModel):
+    """Validation rate per round (sample efficiency): mean over seeds, 95% band over seeds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    metric: Metric
+    rounds: tuple[int, ...]
+    mean: tuple[float, ...] = Field(description="Percent, mean over seeds.")
+    low: tuple[float, ...] | None = Field(default=None, description="Band; None with one seed.")
+    high: tuple[float, ...] | None = None
+    seeds: int
+
+
+class NormalisedScore(BaseModel):
+    """A designer's overall Sum rescaled so the fixed random configuration is 0 and `matched` 1."""
+
+    model_config = ConfigDict(frozen=True)
+
+    designer: str
+    metric: Metric
+    score: float = Field(description="(x - zero) / (one - zero), from the overall Sums.")
+    low: float | None = Field(
+        default=None, description="95% CI (bootstrap of the ratio, seeds shared where paired)."
+    )
+    high: float | None = None
+    note: str | None = Field(default=None, description="Why the interval is unknown.")
+
+
+class Controls(BaseModel):
+    """The board's brackets: is this budget able to tell designers apart at all?"""
+
+    model_config = ConfigDict(frozen=True)
+
+    zero: str = Field(default="random", description="The 0 of the normalised score.")
+    positive: str = Field(
+        default="matched", description="The 1 of the normalised score, and the positive control."
+    )
+    negative: str = Field(default="harder", description="The negative control.")
+    normalised: tuple[NormalisedScore, ...] = ()
+    sensitivity: dict[str, Delta] = Field(
+        default_factory=dict,
+        description="Per metric: the positive minus the negative control's overall Sum, points.",
+    )
+    note: str | None = Field(default=None, description="What is missing, and what to run.")
+
+
+class DetectableDifference(BaseModel):
+    """The smallest difference between two designers this board could have detected."""
+
+    model_config = ConfigDict(frozen=True)
+
+    metric: Metric
+    seeds: int = Field(description="Seeds per designer the figure is for (the board's typical).")
+    seed_sd: float = Field(
+        description="Observed run-to-run SD of a designer's overall Sum, points (pooled within "
+        "designers); 0 when no designer has 2+ seeds."
+    )
+    instance_sd: float = Field(
+        description="The instance-sampling standard error of one run's overall Sum, points."
+    )
+    alpha: float = Field(default=0.05, description="Two-sided.")
+    power: float = 0.8
+    detectable: float | None = Field(description="Points; None with one seed (no variance).")
+    note: str | None = None
+    pooled: int | None = Field(
+        default=None, description="Designers the SD is pooled over (those with 2+ seeds)."
+    )
 
 
 MAKESPAN_HELP = (
@@ -345,6 +480,22 @@ class Board(BaseModel):
     failures: tuple[FailureRow, ...]
     costs: tuple[CostRow, ...]
     reference: ReferenceBoard | None = None
+    aggregates: tuple[Aggregate, ...] = Field(
+        default=(), description="Mean and IQM per ranked row and metric (rliable)."
+    )
+    improvements: tuple[Improvement, ...] = Field(
+        default=(), description="P(row > baseline), for every other ranked row of its kind."
+    )
+    profiles: tuple[Profile, ...] = ()
+    curves: tuple[RoundCurve, ...] = Field(
+        default=(), description="Validation rate per round, per ranked designer and metric."
+    )
+    controls: Controls | None = Field(
+        default=None, description="Normalised scores and the sensitivity line; None: no designers."
+    )
+    power: tuple[DetectableDifference, ...] = Field(
+        default=(), description="Per metric: the smallest difference the board could detect."
+    )
 
 
 def board_json_schema() -> dict[str, Any]:

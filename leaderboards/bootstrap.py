@@ -114,6 +114,12 @@ def replicates(
 
 def interval(reps: Floats, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """The percentile interval of the resampled statistics."""
-    tail = 100 * (1 - confidence) / 2
-    low, high = np.percentile(reps, [tail, 100 - tail])
+    low, high = intervals(reps, confidence)
     return float(low), float(high)
+
+
+def intervals(reps: Floats, confidence: float = CONFIDENCE) -> tuple[Floats, Floats]:
+    """Percentile intervals along the first axis (the resamples): one per remaining entry."""
+    tail = 100 * (1 - confidence) / 2
+    low, high = np.percentile(reps, [tail, 100 - tail], axis=0)
+    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)

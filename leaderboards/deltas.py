@@ -4,18 +4,22 @@ Paired (same seeds): one seed draw for both, per-instance differences resampled 
 (seed, suite, map size). Unpaired (seeds differ): the difference of the two designers' own
 resampled Sums. See `leaderboards.bootstrap`. Each rate the suite can give gets its delta (valid,
 makespan-optimal, SOC-optimal); one it cannot give is None, as in the cells.
+
+The paired seed draw belongs to the baseline (and its seed count), not to the pair: every
+designer compared with one baseline sees the same resampled seeds, so differences against it
+can be combined resample by resample (the controls' normalised score divides two of them), and
+adding a designer still moves no one else's interval. Paired replicates are kept on the designer's
+`Group`, so the controls reuse the deltas' instead of drawing them again.
 """
 
 from __future__ import annotations
 
 from statistics import mean
 
-import numpy as np
-
 from leaderboards.board import Delta, DeltaCell
 from leaderboards.bootstrap import ONE_SEED, Floats, interval, replicates, rng_for, seed_draws
 from leaderboards.errors import LeaderboardError
-from leaderboards.groups import Group, pct
+from leaderboards.groups import Group, overall_reps, pct
 from leaderboards.metrics import METRICS, Metric
 
 
@@ -27,7 +31,7 @@ def baseline_deltas(
     seeds = len(g.seeds) if paired else min(len(g.seeds), len(base.seeds))
     reps: dict[tuple[str, Metric], Floats] = {}
     if seeds > 1:
-        reps = _paired_reps(g, base, suites, resamples) if paired else _unpaired_reps(g, base)
+        reps = paired_reps(g, base, suites, resamples) if paired else _unpaired_reps(g, base)
     per_suite = {}
     for suite in suites:
         cell: dict[str, Delta | None] = {
@@ -40,7 +44,7 @@ def baseline_deltas(
     overall: dict[str, Delta | None] = {
         m: _delta(
             mean(g.means[s, m] - base.means[s, m] for s in suites),
-            np.mean([reps[s, m] for s in suites], axis=0) if reps else None,
+            overall_reps(reps, suites, m),
             seeds,
             paired,
         )
@@ -51,11 +55,20 @@ def baseline_deltas(
     return per_suite, DeltaCell.model_validate(overall)
 
 
+def paired_reps(
+    g: Group, base: Group, suites: list[str], resamples: int
+) -> dict[tuple[str, Metric], Floats]:
+    """Resampled per-suite differences `g` minus `base` (same seeds), computed once per pair."""
+    if base.designer not in g.paired:
+        g.paired[base.designer] = _paired_reps(g, base, suites, resamples)
+    return g.paired[base.designer]
+
+
 def _paired_reps(
     g: Group, base: Group, suites: list[str], resamples: int
 ) -> dict[tuple[str, Metric], Floats]:
-    draws = seed_draws(rng_for("paired-seeds", g.kind, g.designer, base.designer), len(g.runs),
-                       resamples)  # fmt: skip
+    draws = seed_draws(rng_for("paired-seeds", base.kind, base.designer, len(base.runs)),
+                       len(g.runs), resamples)  # fmt: skip
     reps = {}
     for suite in suites:
         for metric in METRICS:

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from leaderboards.board import Answers, Estimate
+from leaderboards.board import Answers, DesignFailures, Estimate
 from leaderboards.bootstrap import ONE_SEED, Floats, interval, rng_for, seed_draws
+from leaderboards.design_steps import design_failures
 from leaderboards.metrics import Metric
 from leaderboards.readers import LoadedRun
 from leaderboards.verdicts import SuiteArrays
@@ -25,6 +26,8 @@ class Group:
     draws: np.ndarray
     reps: dict[tuple[str, Metric], Floats] = field(default_factory=dict)
     means: dict[tuple[str, Metric], float] = field(default_factory=dict)
+    paired: dict[str, dict[tuple[str, Metric], Floats]] = field(default_factory=dict)
+    """Per other designer (same seeds): resampled per-suite differences, this one minus it."""
 
     @property
     def seeds(self) -> tuple[int, ...]:
@@ -33,6 +36,16 @@ class Group:
     def has(self, suite: str, metric: Metric) -> bool:
         """Whether the suite's records can give `metric` (the same for every run: one version)."""
         return self.arrays[suite][0].has(metric)
+
+
+def overall_reps(
+    reps: dict[tuple[str, Metric], Floats], suites: list[str], metric: Metric
+) -> Floats | None:
+    """The resampled overall statistic: the mean of the suites' (resample by resample); None
+    when `reps` is empty (one seed)."""
+    if not reps:
+        return None
+    return np.asarray(np.mean([reps[s, metric] for s in suites], axis=0), dtype=np.float64)
 
 
 def pct(x: float) -> float:
@@ -61,3 +74,13 @@ def make_groups(runs: Sequence[LoadedRun], answers: Answers, resamples: int) -> 
         draws = seed_draws(rng_for("seeds", kind, designer), len(mine), resamples)
         groups.append(Group(designer, kind, mine, arrays, draws))
     return groups
+
+
+def is_ranked(flag: DesignFailures | None) -> bool:
+    """A designer is ranked unless every design step failed (and its runs did not allow it)."""
+    return flag is None or flag.ranked
+
+
+def ranked_groups(groups: Sequence[Group]) -> list[Group]:
+    """The groups a board ranks (`leaderboards.design_steps`)."""
+    return [g for g in groups if is_ranked(design_failures([r.record for r in g.runs]))]

@@ -7,6 +7,7 @@ budget over sizes, mid-range holes and waits -- and keeps it.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -35,7 +36,28 @@ class RandomDesigner(RuleDesigner):
         return {}, "fixed environment: keep the round-0 configuration"
 
 
-class UniformDesigner(RuleDesigner):
+class FixedConfigDesigner(RuleDesigner):
+    """A designer that picks its own start and keeps it: every step asks for that configuration.
+
+    Asking for the whole configuration (not an empty change set) keeps it even when a
+    projection or a resumed run would otherwise drift from it; `rationale` says what is kept.
+    """
+
+    @abstractmethod
+    def fixed_config(self, base: EnvConfig) -> EnvConfig:
+        """The configuration kept, with the experiment's agents, budget and objective."""
+
+    def initial_config(self, base: EnvConfig, seed: int) -> EnvConfig | None:
+        return self.fixed_config(base)
+
+    def rationale(self) -> str:
+        return "fixed environment"
+
+    def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
+        return as_changes(self.fixed_config(ctx.config)), self.rationale()
+
+
+class UniformDesigner(FixedConfigDesigner):
     name = "uniform"
     description = "Equal budget over sizes, holes 0.25, waits 0.5, kept every round."
     options_model: ClassVar[type[BaseModel]] = UniformOptions
@@ -44,7 +66,10 @@ class UniformDesigner(RuleDesigner):
         self.hole_ratio = hole_ratio
         self.wait_ratio = wait_ratio
 
-    def initial_config(self, base: EnvConfig, seed: int) -> EnvConfig | None:
+    def rationale(self) -> str:
+        return "fixed uniform environment"
+
+    def fixed_config(self, base: EnvConfig) -> EnvConfig:
         return EnvConfig.uniform(
             self.hole_ratio,
             self.wait_ratio,
@@ -52,8 +77,3 @@ class UniformDesigner(RuleDesigner):
             samples=base.samples,
             objective=base.objective,
         )
-
-    def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
-        target = self.initial_config(ctx.config, ctx.seed)
-        assert target is not None
-        return as_changes(target), "fixed uniform environment"

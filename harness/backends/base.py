@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,6 +27,10 @@ from mapf_env import Instance
 
 Served = Literal["policy", "base"]
 """Which model an endpoint serves: the current checkpoint, or the untouched base model."""
+
+LoadKind = Literal["training", "evaluation", "serving-policy", "serving-base"]
+"""What a model was loaded for: a training process, an evaluation (offline generation), or a
+server for the `self` (policy) or `base` designer."""
 
 
 class BackendUnavailable(RuntimeError):
@@ -63,6 +67,48 @@ class RoundTraining(BaseModel):
         description="The round in numbers (`harness.training_summary.summarise`), which the "
         "round record keeps and the designer's T module can show; None from a backend that "
         "gives none, or a round that took no step.",
+    )
+
+
+class ModelLoad(BaseModel):
+    """One model load of a backend: a process that had to read a model before doing its job.
+
+    Each backend says where its load ends; the verl backend: training, when verl's file logger
+    opens its file (verl does so in ``fit()``, right after ``init_workers()`` built Ray's
+    workers, the actor, the reference and the rollout engine); evaluation, when vLLM's engine
+    is built (the generator's own clock, its imports included); serving, when ``/health`` and
+    ``/v1/models`` answer.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: LoadKind
+    model: str = Field(description="The model loaded: a Hugging Face directory or id.")
+    seconds: float = Field(ge=0.0, description="From the process's start to its model's ready.")
+    process_seconds: float | None = Field(
+        default=None,
+        ge=0.0,
+        description="The whole process, start to exit; None for a server (it runs on).",
+    )
+    note: str | None = Field(
+        default=None, description="What a reader should know, e.g. a rerun after a crash."
+    )
+
+
+class BackendOverhead(BaseModel):
+    """What a backend spent besides optimiser steps since it was last asked (`take_overhead`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    loads: tuple[ModelLoad, ...] = ()
+    validation_seconds: float | None = Field(
+        default=None,
+        description="Seconds the trainer spent validating the round's model inside training "
+        "(verl's own validation, whose answers the round's report reads); None: none.",
+    )
+    notes: tuple[str, ...] = Field(
+        default=(),
+        description="One line each, e.g. where the validation answers came from and why.",
     )
 
 
@@ -116,6 +162,28 @@ class DescribesMachine(Protocol):
     def machine(self) -> MachineRecord:
         """Precision, CPU, kernels, versions and threads of this backend's computation."""
         ...
+
+
+@runtime_checkable
+class ReportsOverhead(Protocol):
+    """A backend that loads models in processes of its own and says what they cost."""
+
+    def take_overhead(self) -> BackendOverhead:
+        """The loads and notes since the last call (which are then forgotten)."""
+        ...
+
+    def target_record(self) -> dict[str, Any]:
+        """What the backend runs on that changes how it computes (JSON-safe; e.g. the verl
+        version and the attention implementation), for every round's record."""
+        ...
+
+
+def overhead_of(backend: Backend) -> tuple[BackendOverhead, dict[str, Any] | None]:
+    """`backend`'s overhead since last asked and its target; nothing for a backend that runs in
+    this process (the CPU learner loads no model)."""
+    if isinstance(backend, ReportsOverhead):
+        return backend.take_overhead(), backend.target_record()
+    return BackendOverhead(), None
 
 
 def machine_of(backend: Backend) -> MachineRecord | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -24,10 +25,22 @@ def fail_lines(lines: list[str], code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def roster_overrides(designers: str | None, seeds: int | None) -> list[str]:
+    """`--designers a,b` and `--seeds N` as experiment overrides (none for options not given);
+    a `typer.Exit` for an empty list or a seed count below 1."""
+    names = [d.strip() for d in (designers or "").split(",") if d.strip()]
+    if designers is not None and not names:
+        raise fail("--designers needs at least one name")
+    if seeds is not None and seeds < 1:
+        raise fail("--seeds must be at least 1")
+    return [*([f"designers=[{', '.join(json.dumps(n) for n in names)}]"] if names else []),
+            *([f"seeds=[{', '.join(str(s) for s in range(seeds))}]"] if seeds else [])]  # fmt: skip
+
+
 SetOption = Annotated[list[str] | None, typer.Option("--set", help="key=value override.")]
 OutOption = Annotated[Path, typer.Option(help="Root of the run directories.")]
 ResumeOption = Annotated[bool, typer.Option(help="Continue runs after their last round.")]
-WorkersOption = Annotated[int | None, typer.Option(help="Runs in parallel.")]
+WorkersOption = Annotated[int | None, typer.Option(min=1, help="Runs in parallel.")]
 QuietOption = Annotated[bool, typer.Option(help="Only the final table.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="JSON lines for scripts.")]
 ExecutorOption = Annotated[

@@ -25,6 +25,8 @@ from leaderboards import (
     render,
     terminal_renderable,
 )
+from leaderboards.metrics import METRICS
+from leaderboards.power import ALPHA, POWER, power_lines, runs_power
 from leaderboards.site import publish_site
 from leaderboards.verdicts import CUTS
 
@@ -181,6 +183,40 @@ def publish_cmd(
     )
 
 
+@app.command("power")
+def power_cmd(
+    runs: RunsArgument,
+    delta: Annotated[float, typer.Option(help="The difference to resolve, points.")],
+    metric: Annotated[
+        str | None, typer.Option(help=f"Only this rate: one of {', '.join(METRICS)}.")
+    ] = None,
+    power: Annotated[float, typer.Option(help="The chance wanted to detect it.")] = POWER,
+    alpha: Annotated[float, typer.Option(help="Two-sided significance level.")] = ALPHA,
+    best_of: BestOfOption = False,
+    strict: StrictOption = False,
+    pool_machines: PoolMachinesOption = False,
+) -> None:
+    """The smallest difference the runs can detect, and the seeds a difference of DELTA needs."""
+    if metric is not None and metric not in METRICS:
+        raise fail(f"unknown --metric {metric!r}; choose from {', '.join(METRICS)}")
+    for name, value, share in (("--delta", delta, False), ("--power", power, True),
+                               ("--alpha", alpha, True)):  # fmt: skip
+        if value <= 0 or (share and value >= 1):
+            bounds = "strictly between 0 and 1" if share else "above 0"
+            raise fail(f"{name} must be {bounds}, not {value:g}")
+    try:
+        found = runs_power(note_machines(read_runs(runs, strict), pool_machines),
+                           answers="best_of" if best_of else "greedy", alpha=alpha, power=power,
+                           pool_machines=pool_machines)  # fmt: skip
+    except LeaderboardError as err:
+        raise fail(escape(str(err))) from None
+    chosen = [d for d in found if metric is None or d.metric == metric]
+    if not chosen:
+        raise fail(f"the runs cannot give {metric}: their suites hold no such optimum")
+    for line in power_lines(chosen, delta):
+        console.print(escape(line), highlight=False, soft_wrap=True)
+
+
 @app.command("schema")
 def schema_cmd(
     out: Annotated[Path | None, typer.Option(help="Write the schema to this file.")] = None,
@@ -192,3 +228,9 @@ def schema_cmd(
     else:
         out.write_text(text, encoding="utf-8")
         console.print(f"schema written to {out}")
+
+
+# Result bundles (`bundle`, `verify`, `merge`) live in their own module.
+from harness.cli.bundles import register as register_bundle_commands  # noqa: E402
+
+register_bundle_commands(app)

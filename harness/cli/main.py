@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from harness.cli.designers import app as designers_app
+from harness.cli.doctor import doctor_cmd
 from harness.cli.env import app as env_app
 from harness.cli.eval import eval_cmd
 from harness.cli.leaderboard import app as leaderboard_app
@@ -27,6 +28,7 @@ app.add_typer(leaderboard_app, name="leaderboard")
 app.command("run")(run_cmd)
 app.command("compare")(compare_cmd)
 app.command("eval")(eval_cmd)
+app.command("doctor")(doctor_cmd)
 
 
 def _print_version(value: bool) -> None:

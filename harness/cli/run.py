@@ -28,11 +28,19 @@ from harness.cli.common import (
     WorkersOption,
     fail,
     fail_lines,
+    roster_overrides,
 )
 from harness.cli.outcome import interrupted_lines, undesigned
 from harness.cli.progress import ProgressView
 from harness.compare import compare
-from harness.executors import ExecutorUnavailable, RunOptions, RunsFailed, make_executor, plan
+from harness.executors import (
+    ExecutorUnavailable,
+    LocalExecutor,
+    RunOptions,
+    RunsFailed,
+    make_executor,
+    plan,
+)
 from harness.experiment import ExperimentConfig
 from harness.interrupts import as_interrupted, interrupts_raise
 from harness.preflight import PreflightFailed, preflight
@@ -88,9 +96,13 @@ class Where:
             raise fail(str(err)) from None
 
 
-def dry_run(experiment: ExperimentConfig, out: Path, executor: str,
-            ray_address: str | None) -> None:  # fmt: skip
-    """Print what the runs would launch (verl: every command of round 0), run nothing."""
+def dry_run(experiment: ExperimentConfig, out: Path, executor: str, ray_address: str | None,
+            workers: int | None) -> None:  # fmt: skip
+    """Print what the runs would launch (verl: every command of round 0), run nothing.
+
+    The disk budget counts the runs that go at once: the local executor's workers, or every
+    run on a Ray cluster (whose tasks share the run directories' filesystem).
+    """
     if experiment.backend != "verl":
         print(f"# dry run of {experiment.name!r}: backend {experiment.backend} trains inside "
               f"the harness process; it launches no commands. Runs:")  # fmt: skip
@@ -100,9 +112,12 @@ def dry_run(experiment: ExperimentConfig, out: Path, executor: str,
     from harness.backends.verl.dry_run import dry_run as verl_dry_run
     from harness.backends.verl.runtime import VerlRuntime
 
-    submit_to = ray_address if executor == "local" else None
+    runs = len(plan(experiment))
+    local = executor == "local"
+    at_once = LocalExecutor(workers).at_once(experiment, runs) if local else runs
+    runtime = VerlRuntime(ray_address=ray_address if local else None)
     try:
-        print(verl_dry_run(experiment, out, VerlRuntime(ray_address=submit_to)), end="")
+        print(verl_dry_run(experiment, out, runtime, concurrent=at_once), end="")
     except BackendUnavailable as err:
         raise fail(str(err)) from None
 
@@ -157,7 +172,7 @@ def _launch(experiment: ExperimentConfig, dry: bool, out: Path, resume: bool,
             preflight(experiment, out, ray_address=ray_address, dry_run=True)
         except PreflightFailed as err:
             raise fail_lines(err.problems) from None
-        dry_run(experiment, out, executor, ray_address)
+        dry_run(experiment, out, executor, ray_address, workers)
         return
     where = Where(out, resume, loggers, quiet, as_json, executor=executor, workers=workers,
                   ray_address=ray_address, cpus_per_run=cpus_per_run,
@@ -221,16 +236,10 @@ def compare_cmd(
 ) -> None:
     """Compare designers on a preset: `harness compare --designers random,hand,evidence`, or
     the preset's own designers and seeds: `harness compare --preset ablation_context`."""
-    names = [d.strip() for d in (designers or "").split(",") if d.strip()]
-    if designers is not None and not names:
-        raise fail("--designers needs at least one name")
-    if seeds is not None and seeds < 1:
-        raise fail("--seeds must be at least 1")
+    roster = roster_overrides(designers, seeds)
     if backend is not None and backend not in BACKENDS:
         raise fail(f"--backend {backend}: not one of {', '.join(BACKENDS)}")
-    overrides = [*([f"designers=[{', '.join(json.dumps(n) for n in names)}]"] if names else []),
-                 *([f"seeds=[{', '.join(str(s) for s in range(seeds))}]"] if seeds else []),
-                 *([f"backend={backend}"] if backend else []), *(set_ or [])]  # fmt: skip
+    overrides = [*roster, *([f"backend={backend}"] if backend else []), *(set_ or [])]
     _launch(_experiment(preset_path(preset), overrides), dry_run_, out, resume, logger, quiet,
             as_json, executor=executor, workers=workers, ray_address=ray_address,
             cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run,

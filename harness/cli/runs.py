@@ -2,7 +2,9 @@
 
 Files are read through `harness.run_files`, the reader resume and the boards use, so a damaged
 file is one line naming it (what is wrong, what to do) here too, never a traceback. Rounds are
-numbered and rates written as the progress lines of `harness run` write them.
+numbered and rates written as the progress lines of `harness run` write them. Where the records
+say where each round's time went (`RoundTimings`), a table gives each round's shares: model
+loads, optimiser steps, evaluation, the design step (serving included) and the rest.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from rich.table import Table
 
 from harness.cli.common import fail
 from harness.cli.progress import percent
-from harness.records import ResultRecord, RoundResult
+from harness.records import OVERHEAD_SHARES, ResultRecord, RoundResult, RoundTimings
 from harness.run_files import (
     RESULT_FILE,
     ROUND_FILE,
@@ -73,6 +75,11 @@ def show_cmd(run: Annotated[Path, typer.Argument(help="A run directory.")]) -> N
     console.print(_rounds_table(run, rounds, total))
     if rounds:
         console.print(_config_table(rounds, total))
+    timed = [(r, r.timings) for r in rounds if r.timings is not None]
+    if timed:
+        console.print(_overhead_table(timed, total))
+        for line in _overhead_notes(rounds, total):
+            console.print(escape(line), soft_wrap=True)
     for line in _round_notes(run, record is not None):
         console.print(f"[yellow]note:[/] {escape(line)}", soft_wrap=True)
     if failure is not None and record is None:
@@ -142,6 +149,45 @@ def _config_table(rounds: list[RoundResult], total: int | None) -> Table:
             for c in cells
         ))  # fmt: skip
     return table
+
+
+LOAD_NAMES = {"training": "train", "evaluation": "eval", "serving-policy": "serve policy",
+              "serving-base": "serve base"}  # fmt: skip
+
+
+def _overhead_table(timed: list[tuple[RoundResult, RoundTimings]], total: int | None) -> Table:
+    """Each round's seconds, its model loads and the share of each part of its time."""
+    table = Table(title="Where each round's time went (share of the round)")
+    for name in ("round", "seconds", "loads", *OVERHEAD_SHARES):
+        table.add_column(name, justify="right")
+    for r, t in timed:
+        shares, whole = t.shares(), t.total or 1.0
+        loads = " + ".join(LOAD_NAMES.get(x.kind, x.kind) for x in t.loads) or "none"
+        table.add_row(_round_label(r, total), f"{t.total:.1f}", loads,
+                      *(percent(shares[k] / whole) for k in OVERHEAD_SHARES))  # fmt: skip
+    return table
+
+
+def _overhead_notes(rounds: list[RoundResult], total: int | None) -> list[str]:
+    """The backend's target (once, or per round where it changed) and its notes."""
+    lines, last = [], None
+    for r in rounds:
+        if r.target is not None and r.target != last:
+            lines.append(f"round {_round_label(r, total)} ran on: {_describe_target(r.target)}")
+            last = r.target
+        notes = r.timings.notes if r.timings is not None else ()
+        lines += [f"round {_round_label(r, total)}: {note}" for note in notes]
+    return lines
+
+
+def _describe_target(target: dict[str, object]) -> str:
+    """The verl target's own one-line description where the fields are a verl target's."""
+    from harness.backends.verl.target import VerlTarget
+
+    try:
+        return VerlTarget(**target).describe()  # type: ignore[arg-type]
+    except TypeError:
+        return ", ".join(f"{key} {value}" for key, value in target.items())
 
 
 def _final_table(record: ResultRecord) -> Table:

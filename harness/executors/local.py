@@ -45,6 +45,11 @@ class LocalExecutor:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
 
+    def at_once(self, experiment: ExperimentConfig, runs: int) -> int:
+        """How many of `runs` runs go at once (what the disk budget counts with, too)."""
+        default = 1 if experiment.backend == "verl" else available_cores()
+        return max(1, min(self.workers or default, runs))
+
     def run(
         self,
         experiment: ExperimentConfig,
@@ -53,10 +58,8 @@ class LocalExecutor:
         options: RunOptions,
         on_event: OnEvent | None = None,
     ) -> list[ResultRecord]:
-        cores = available_cores()
-        default = 1 if experiment.backend == "verl" else cores
-        workers = max(1, min(self.workers or default, len(jobs)))
-        threads = max(1, cores // workers)
+        workers = self.at_once(experiment, len(jobs))
+        threads = max(1, available_cores() // workers)
         context = multiprocessing.get_context("spawn")
         with context.Manager() as manager, ProcessPoolExecutor(workers, mp_context=context) as pool:
             events = manager.Queue()

@@ -14,10 +14,14 @@ Decisions, and why:
 - verl runs hold their GPUs. The task reserves the run's GPUs and everything the run starts
   stays inside them: verl is started with ``RAY_ADDRESS=local``, so it brings up a private
   Ray instance on that node that sees only the task's GPUs (``CUDA_VISIBLE_DEVICES``, set by
-  Ray) rather than joining this cluster, where it would wait for GPUs its own task holds; vLLM
-  evaluation and serving use the same GPUs between training rounds. A run's training is
-  therefore on one node (``verl.nnodes`` 1); training across nodes is done by submitting each
-  round as a Ray job instead (the local executor with ``--ray-address``).
+  Ray) rather than joining this cluster, where it would wait for GPUs its own task holds (a
+  bare ``ray.init()`` on a node that ``ray start`` began joins that cluster). A new instance
+  counts the node's GPUs with NVML capped by ``CUDA_VISIBLE_DEVICES``, takes free ports for
+  its GCS and dashboard, and takes all of the node's CPUs for its own (verl's
+  ``ray_init.num_cpus`` is null; Ray's CPU counts only schedule, so runs on one node share its
+  cores). vLLM evaluation and serving use the same GPUs between training rounds. A run's
+  training is therefore on one node (``verl.nnodes`` 1); training across nodes is done by
+  submitting each round as a Ray job instead (the local executor with ``--ray-address``).
 - Retries. Without `--resume` a task is never retried: its first attempt has already created
   the run directory, so a retry would stop at "already holds a run" (or, worse, a retry that
   resumed by itself would hide that a run crashed). With `--resume` a retry *is* a resume --

@@ -4,8 +4,9 @@ For a model (LiteLLM or an OpenAI-compatible server) every instance's prompt
 (`mapf_env.render_prompt`) is sent `samples` times; answers come from the cache when it has
 them, otherwise from the model, `concurrency` requests at a time. A CPU learner checkpoint
 answers through `respond()` exactly as the round loop scores it. Either way the answers are
-scored by the testbed's verifier (`harness.evaluate.score_suite`) and the record is written to
-``<out>/policies/<model>/result.json``.
+scored by the testbed's verifier (`harness.evaluate.score_answers`), stored beside the record
+as the round loop stores its benchmarks' (`harness.evaluate.store_scored`: answers first), and
+the record is written to ``<out>/policies/<model>/result.json``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from designers.llm.client import CallResult, complete
-from harness.evaluate import score_suite, suite_result
+from harness.answers import SuiteAnswers
+from harness.evaluate import ScoredSuite, benchmark_suite, score_answers, store_scored
 from harness.policy_eval.asking import Asker, Request, ask_all
 from harness.policy_eval.cache import (
     CACHE_FILE,
@@ -32,7 +34,7 @@ from harness.policy_eval.policy import PolicySpec, check_ready
 from harness.policy_eval.record import Usage, make_record, write_record
 from harness.policy_eval.selection import load_suites
 from harness.policy_eval.settings import Requests, Sampling
-from harness.records import ResultRecord, SuiteResult
+from harness.records import ResultRecord
 from mapf_env import PROMPT_VERSION, BenchmarkSuite, render_prompt
 
 POLICIES_DIR = "policies"
@@ -74,13 +76,14 @@ def evaluate_policy(
     directory = policy_dir(out, spec)
     started = time.monotonic()
     if spec.backend == "cpu":
-        results, usage = _cpu(spec, loaded, sampling, seed, emit), None
+        scored, usage = _cpu(spec, loaded, sampling, seed, emit), None
     else:
-        results, usage = _llm(spec, loaded, sampling, requests, directory, ask, emit)
+        scored, usage = _llm(spec, loaded, sampling, requests, directory, ask, emit)
+    results, answers_sha256 = store_scored(directory, scored)
     record = make_record(
         spec, results, sampling=sampling, requests=requests, limit=limit, seed=seed,
         usage=usage, seconds=time.monotonic() - started,
-    )  # fmt: skip
+    ).model_copy(update={"answers_sha256": answers_sha256})  # fmt: skip
     path = write_record(directory, record)
     emit(EvalEvent("done", "", path=str(path)))
     return EvalOutcome(record, path, directory / CACHE_FILE if usage is not None else None)
@@ -88,7 +91,7 @@ def evaluate_policy(
 
 def _cpu(
     spec: PolicySpec, suites: list[BenchmarkSuite], sampling: Sampling, seed: int, emit: OnEvent
-) -> dict[str, SuiteResult]:
+) -> dict[str, ScoredSuite]:
     from harness.backends.cpu import CpuBackend
 
     backend = CpuBackend()
@@ -96,10 +99,10 @@ def _cpu(
     results = {}
     for suite in suites:
         emit(EvalEvent("start", suite.name, total=len(suite.items)))
-        result = suite_result(backend, suite, sampling.samples, seed)
-        n, valid = result.greedy.overall.n, result.greedy.overall.valid
+        scored = benchmark_suite(backend, suite, sampling.samples, seed)
+        n, valid = scored.result.greedy.overall.n, scored.result.greedy.overall.valid
         emit(EvalEvent("suite", suite.name, done=n, total=n, valid=valid))
-        results[suite.name] = result
+        results[suite.name] = scored
     return results
 
 
@@ -111,7 +114,7 @@ def _llm(
     directory: Path,
     ask: Asker | None,
     emit: OnEvent,
-) -> tuple[dict[str, SuiteResult], Usage]:
+) -> tuple[dict[str, ScoredSuite], Usage]:
     cache = AnswerCache(directory / CACHE_FILE)
     tallies = [SuiteTally(suite, sampling.samples) for suite in suites]
     usage = Usage(dropped_tail=cache.dropped_tail)
@@ -157,7 +160,8 @@ def _llm(
     results = {}
     for suite, tally in zip(suites, tallies, strict=True):
         greedy, sampled = tally.answers()
-        results[suite.name] = score_suite(suite, greedy, sampled, sampling.samples)
+        answers = SuiteAnswers.of(suite, greedy, sampled)
+        results[suite.name] = score_answers(suite, answers, sampling.samples)
         usage.failed[suite.name] = tally.failed
         usage.asked[suite.name] = tally.total * sampling.samples
     return results, usage

@@ -8,7 +8,7 @@ rate the records cannot give reads "n/a", with a note under the table that says 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import cast
 
 from leaderboards.board import (
@@ -30,6 +30,8 @@ from leaderboards.render.cells import (
     estimate_text,
     number,
 )
+from leaderboards.render.statistics import statistics_tables
+from leaderboards.render.text_table import TextTable as TextTable  # re-exported
 
 CUT_TITLES: dict[Cut, str] = {"size": "map size", "subset": "wait subset", "hole": "hole ratio"}
 RATES_NOTE = (
@@ -41,17 +43,6 @@ PAPER_OPT = "opt. makespan"
 SHORT_FAILURES = {"agent_count": "agents", "illegal_move": "illegal"}
 
 
-@dataclass
-class TextTable:
-    title: str
-    columns: list[str]
-    rows: list[list[str]]
-    text_columns: int = 1
-    """Leading columns that hold text (left-aligned); the rest are numbers."""
-    notes: list[str] = field(default_factory=list)
-    id: str = ""
-
-
 @dataclass(frozen=True)
 class BoardNote:
     """A line about the whole board, drawn above its tables (a warning stands out)."""
@@ -61,7 +52,8 @@ class BoardNote:
 
 
 def board_notes(board: Board) -> list[BoardNote]:
-    """The missing baseline, and -- once, not in every cell -- which numbers lack an interval."""
+    """The missing baseline; which numbers lack an interval (once, not in every cell); which
+    controls are missing."""
     notes = []
     if board.baseline_note:
         notes.append(BoardNote(f"note: {board.baseline_note}", warning=True))
@@ -69,11 +61,14 @@ def board_notes(board: Board) -> list[BoardNote]:
     if single:
         who = "" if len(single) == len(board.rows) else f" for {', '.join(single)}"
         notes.append(BoardNote(f"{NO_INTERVAL}{who} (seed-to-seed variation needs 2+ seeds)"))
+    if board.controls is not None and board.controls.note:
+        notes.append(BoardNote(f"controls: {board.controls.note}"))
     return notes
 
 
 def board_tables(board: Board, details: Sequence[Cut] = ()) -> list[TextTable]:
-    """The board's tables: main, deltas, chosen details, failures, costs, reference."""
+    """The board's tables: main, deltas, statistics (aggregates, controls, power), chosen
+    details, failures, costs, reference."""
     tables = []
     for kind, title in (("designer", "Designers"), ("policy", "Policies (zero-shot)")):
         rows = [r for r in board.rows if r.kind == kind]
@@ -81,6 +76,7 @@ def board_tables(board: Board, details: Sequence[Cut] = ()) -> list[TextTable]:
             tables.append(_main(board, rows, title, kind))
     if any(r.delta is not None for r in board.rows):
         tables.append(_deltas(board))
+    tables.extend(statistics_tables(board))
     for cut in details:
         if cut not in board.detail_cuts:
             raise ValueError(f"the board was built without the {cut!r} cut; add it to details")

@@ -18,7 +18,8 @@ FIELDS = (
 
 
 def render_csv(board: Board) -> str:
-    """Rates (`section` rate / detail), design failures, answer failures, costs, reported figures.
+    """Rates (`section` rate / detail), design failures, answer failures, costs, reported
+    figures, then the statistics.
 
     Rates have `metric` valid, optimal_makespan (the paper's "opt.") or optimal_soc; one the
     records cannot give has an empty `value` and `note` saying why (n/a). A `design` row exists
@@ -26,6 +27,13 @@ def render_csv(board: Board) -> str:
     total), `design_steps` and `ranked`, the flag's text in `note`. `reference` rows hold the
     paper's figures: Sums (`cut` empty) and per-size cells (`cut` size, `key` the size), with
     metrics valid and optimal_makespan.
+
+    Statistics: `aggregate` (`key` iqm or mean, `seeds` the runs, `cut` the tasks),
+    `improvement` (P(designer > `baseline`) in `value`), `profile` (`key` tau in percent,
+    `value` the share 0-1), `curve` (`key` the round, `value` the validation rate),
+    `normalised` (random = 0, matched = 1), `sensitivity` (matched minus harder, in the delta
+    columns), `controls` (what is missing, in `note`) and `power` (`key` detectable, seed_sd or
+    instance_sd, points).
     """
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\n")
@@ -67,6 +75,54 @@ def _rows(board: Board) -> Iterator[dict[str, Any]]:
             yield {"section": "cost", "designer": c.designer, "metric": field,
                    "value": getattr(c, field), "note": note}  # fmt: skip
     yield from _reference(board)
+    yield from _statistics(board)
+
+
+def _statistics(board: Board) -> Iterator[dict[str, Any]]:
+    """rliable aggregates and profiles, P(improvement), curves, controls, power."""
+    for a in board.aggregates:
+        for key, e in (("iqm", a.iqm), ("mean", a.mean)):
+            yield {"section": "aggregate", "designer": a.designer, "kind": a.kind,
+                   "metric": a.metric, "key": key, **_estimate(e, NA),
+                   "cut": f"{a.tasks} tasks"}  # fmt: skip
+    for i in board.improvements:
+        yield {"section": "improvement", "designer": i.designer, "metric": i.metric,
+               "baseline": i.baseline, "value": i.probability, "ci_low": i.low,
+               "ci_high": i.high, "seeds": i.runs, "note": i.note}  # fmt: skip
+    for p in board.profiles:
+        for k, tau in enumerate(p.taus):
+            band = {} if p.low is None or p.high is None else {"ci_low": p.low[k],
+                                                               "ci_high": p.high[k]}  # fmt: skip
+            yield {"section": "profile", "designer": p.designer, "kind": p.kind,
+                   "metric": p.metric, "key": f"{tau:g}", "value": p.share[k], **band}  # fmt: skip
+    for c in board.curves:
+        for k, round_ in enumerate(c.rounds):
+            band = {} if c.low is None or c.high is None else {"ci_low": c.low[k],
+                                                               "ci_high": c.high[k]}  # fmt: skip
+            yield {"section": "curve", "designer": c.designer, "metric": c.metric,
+                   "key": round_, "value": c.mean[k], "seeds": c.seeds, **band}  # fmt: skip
+    yield from _controls(board)
+    for d in board.power:
+        for key, value in (("detectable", d.detectable), ("seed_sd", d.seed_sd),
+                           ("instance_sd", d.instance_sd)):  # fmt: skip
+            yield {"section": "power", "metric": d.metric, "key": key, "value": value,
+                   "seeds": d.seeds, "note": d.note}  # fmt: skip
+
+
+def _controls(board: Board) -> Iterator[dict[str, Any]]:
+    controls = board.controls
+    if controls is None:
+        return
+    for n in controls.normalised:
+        yield {"section": "normalised", "designer": n.designer, "metric": n.metric,
+               "baseline": controls.zero, "value": n.score, "ci_low": n.low, "ci_high": n.high,
+               "note": n.note}  # fmt: skip
+    for metric, d in controls.sensitivity.items():
+        yield {"section": "sensitivity", "designer": controls.positive, "metric": metric,
+               "seeds": d.seeds, "note": d.note, **_delta(board, d),
+               "baseline": controls.negative}  # fmt: skip
+    if controls.note:
+        yield {"section": "controls", "note": controls.note}
 
 
 def _design(board: Board) -> Iterator[dict[str, Any]]:

@@ -2,13 +2,16 @@
 
 Layout of the site::
 
-    index.html                    the board's tables (as `render(board, "html")` draws them), the
-                                  plots, a list of the runs, and the runs left out (when
-                                  given a `RunSet`: each skipped run's line)
+    index.html                    the story first: the headline Sums, then the plots (per-size
+                                  curves, performance profiles, normalised scores, validation
+                                  per round, configuration heatmaps); then every other table,
+                                  each collapsed under its title; a list of the runs, and the
+                                  runs left out (when given a `RunSet`: each skipped run's line)
     runs/<designer>-seed-<n>.html  one run: its rounds, validation, the designer's proposals with
-                                  rationale, projection notes and model-call transcripts
-    plots/*.svg                   per-size curves per suite, validation per round, configuration
-                                  trajectories (per designer: mean over seeds; per run: its own)
+                                  rationale and changes asked, projection notes and model-call
+                                  transcripts
+    plots/*.svg                   the index's plots (`leaderboards.site.figures`) and each run's
+                                  own configuration heatmap
     files/<designer>-seed-<n>/    the run's small files (run.json, result.json, per round
                                   round.json, config.yaml, curves.jsonl); checkpoints never
     board.json, board.csv         the board itself, for other tools
@@ -20,41 +23,27 @@ same bytes (plots are saved with a fixed hash salt and no date).
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.records import ResultRecord
+from harness.run_files import sha256_file
 from leaderboards.aggregate import build_board
 from leaderboards.board import Answers, Board
 from leaderboards.bootstrap import RESAMPLES
 from leaderboards.readers import LoadedRun, RunSet
 from leaderboards.render import board_tables, render, template_environment
-from leaderboards.render.tables import board_notes, provenance_note
+from leaderboards.render.tables import TextTable, board_notes, provenance_note
+from leaderboards.site.figures import Trajectory, story
 from leaderboards.site.output import GENERATOR, MANIFEST, check_out, staged
 from leaderboards.site.runs import RunView, copy_raw_files, designer_slugs, run_view
 from leaderboards.verdicts import CUTS
 
 SITE_SCHEMA_VERSION = "1"
-
-
-@dataclass(frozen=True)
-class Figure:
-    src: str
-    alt: str
-    caption: str
-
-
-@dataclass(frozen=True)
-class DesignerView:
-    designer: str
-    kind: str
-    slug: str
-    runs: list[RunView]
-    trajectory: Figure | None
+HEADLINE = "main-"
+"""Tables whose id starts so are the headline (the Sum per agent count): shown open, first."""
 
 
 @dataclass(frozen=True)
@@ -98,19 +87,17 @@ def publish_site(
     return SiteResult(out=out, files=files, board=board)
 
 
-Writer = Callable[[str, str], None]
-
-
 def _write_site(root: Path, board: Board, runs: Sequence[LoadedRun], title: str) -> tuple[str, ...]:
     def write(name: str, text: str) -> None:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
 
-    views, designers = _views(board, runs)
+    views, trajectories = _views(board, runs)
     for view in views:
         copy_raw_files(view, root)
-    figures = _plots(board, views, designers, write)
+    groups, run_figures = story(board, trajectories, views, write)
+    headline, details = split_tables(board_tables(board, CUTS))
     env = template_environment()
     common: dict[str, Any] = {
         "board": board,
@@ -118,21 +105,29 @@ def _write_site(root: Path, board: Board, runs: Sequence[LoadedRun], title: str)
         "notes": board_notes(board),
     }
     write("index.html", env.get_template("site_index.html.j2").render(
-        **common, title=title, root="", tables=board_tables(board, CUTS), designers=designers,
-        runs=views, skipped=runs.skipped if isinstance(runs, RunSet) else (), **figures,
+        **common, title=title, root="", headline=headline, details=details, story=groups,
+        runs=views, skipped=runs.skipped if isinstance(runs, RunSet) else (),
     ))  # fmt: skip
     run_template = env.get_template("site_run.html.j2")
     for view in views:
         write(view.page, run_template.render(
             **common, title=f"{view.title} - {title}", root="../", view=view, site_title=title,
+            plot=run_figures.get(view.page),
         ))  # fmt: skip
     write("board.json", render(board, "json"))
     write("board.csv", render(board, "csv"))
     return _write_manifest(root, board)
 
 
-def _views(board: Board, runs: Sequence[LoadedRun]) -> tuple[list[RunView], list[DesignerView]]:
-    """A view per run and per designer, in the board's row order (then by seed; unranked last)."""
+def split_tables(tables: Sequence[TextTable]) -> tuple[list[TextTable], list[TextTable]]:
+    """(headline, details): the Sum tables the page opens with, and every other in its order."""
+    headline = [t for t in tables if t.id.startswith(HEADLINE)]
+    return headline, [t for t in tables if not t.id.startswith(HEADLINE)]
+
+
+def _views(board: Board, runs: Sequence[LoadedRun]) -> tuple[list[RunView], list[Trajectory]]:
+    """A view per run, and a trajectory per designer whose runs all have rounds, in the board's
+    row order (then by seed; unranked last)."""
     slugs = designer_slugs([(r.record.kind, r.record.designer) for r in runs])
     left_out = {(u.kind, u.designer) for u in board.unranked}
     keys = [(r.kind, r.designer) for r in board.rows] + sorted(left_out)
@@ -143,48 +138,12 @@ def _views(board: Board, runs: Sequence[LoadedRun]) -> tuple[list[RunView], list
     for run in ordered:
         key = (run.record.kind, run.record.designer)
         views.append(run_view(run, slugs[key], best_of, ranked=key not in left_out))
-    designers = []
+    trajectories = []
     for (kind, name), slug in sorted(slugs.items(), key=lambda item: order[item[0]]):
         mine = [v for v in views if (v.record.kind, v.record.designer) == (kind, name)]
-        figure = None
         if all(v.record.rounds for v in mine):
-            how = "mean over seeds " + ", ".join(str(v.record.seed) for v in mine)
-            figure = Figure(f"plots/trajectory-{slug}.svg",
-                            f"{name}: configuration per map size and round",
-                            f"{name}: ratio, hole_ratio and wait_ratio per map size and round, "
-                            f"{how}; each run's own is on its page.")  # fmt: skip
-        designers.append(DesignerView(name, kind, slug, mine, figure))
-    return views, designers
-
-
-def _plots(
-    board: Board, views: list[RunView], designers: list[DesignerView], write: Writer
-) -> dict[str, Any]:
-    """Write every plot; the figures the index shows besides the designers' trajectories."""
-    from leaderboards import plots
-
-    ratio_top = plots.ratio_limit([v.record for v in views if v.record.rounds])
-    ranked = [d for d in designers if all(v.ranked for v in d.runs)]
-    for d in designers:
-        if d.trajectory is not None:
-            records = [v.record for v in d.runs]
-            seeds = ", ".join(str(r.seed) for r in records)
-            write(d.trajectory.src, plots.trajectory_svg(
-                records, f"{d.designer}: configuration per round (mean over seeds {seeds})",
-                ratio_top,
-            ))  # fmt: skip
-    for view in views:
-        if view.plot is not None:
-            write(view.plot, plots.trajectory_svg([view.record], f"{view.title}: configuration "
-                                                  "per round", ratio_top))  # fmt: skip
-    size_figures = []
-    for suite in board.suites:
-        src = f"plots/sizes-{suite.name}.svg"
-        write(src, plots.size_curves_svg(board, suite.name))
-        size_figures.append(Figure(src, f"{suite.name}: valid, makespan-optimal and SOC-optimal "
-                                   "rate per map size",
-                                   _size_caption(board, suite.name)))  # fmt: skip
-    return {"size_figures": size_figures, "validation": _validation_figure(ranked, write)}
+            trajectories.append(Trajectory(name, slug, mine))
+    return views, trajectories
 
 
 def _write_manifest(root: Path, board: Board) -> tuple[str, ...]:
@@ -199,56 +158,7 @@ def _write_manifest(root: Path, board: Board) -> tuple[str, ...]:
         "git_commit": board.git_commit,
         "board_schema_version": board.schema_version,
         "runs": [r.path for r in board.runs],
-        "files": {name: _sha256(root / name) for name in files},
+        "files": {name: sha256_file(root / name) for name in files},
     }
     (root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return (*files, MANIFEST)
-
-
-def _validation_figure(designers: list[DesignerView], write: Writer) -> Figure | None:
-    """Validation per round of the ranked designers (an unranked one trained on round 0's)."""
-    from leaderboards import plots
-
-    series: dict[str, list[ResultRecord]] = {
-        d.designer: [v.record for v in d.runs if v.record.rounds]
-        for d in designers
-        if d.kind == "designer"
-    }
-    series = {k: v for k, v in series.items() if v}
-    if not series:
-        return None
-    src = "plots/validation.svg"
-    write(src, plots.validation_svg(series))
-    return Figure(src, "validation valid, makespan-optimal and SOC-optimal rate per round",
-                  "2-agent validation set, greedy answers, after each round's training; "
-                  "thick: mean over seeds, faint: each seed.")  # fmt: skip
-
-
-def _size_caption(board: Board, suite: str) -> str:
-    from leaderboards import plots
-
-    several = [r.designer for r in board.rows if len(r.seeds) > 1]
-    if len(several) == len(board.rows):
-        band = "shaded: 95% interval"
-    elif several:
-        band = "shaded: 95% interval (only where a designer ran several seeds)"
-    else:
-        band = "no interval (one seed each)"
-    answers = board.answers.replace("_", "-")
-    text = (
-        f"{suite}, {answers} answers: mean over seeds per map size; {band}. Panels: valid, "
-        "opt. makespan (the paper's opt.), opt. SOC."
-    )
-    info = next(s for s in board.suites if s.name == suite)
-    if info.unavailable:
-        text += " " + " ".join(info.unavailable.values()) + "."
-    if plots.paper_rows(board, suite):
-        text += (
-            " Dashed: the paper's per-size figures (reported, not reproduced) on the valid and "
-            "makespan panels; it reports no SOC-optimal rate."
-        )
-    return text
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -6,7 +6,6 @@ autoescape it), so a transcript can never add markup or scripts to a page.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from leaderboards.board import Answers, DesignFailures
 from leaderboards.design_steps import design_failures
 from leaderboards.metrics import METRICS, Metric
 from leaderboards.readers import LoadedRun
+from leaderboards.site.changes import ChangesTable, changes_table
 from leaderboards.verdicts import suite_sums
 
 RAW_FILES = (RUN_FILE, RESULT_FILE)
@@ -46,7 +46,8 @@ class RoundView:
     """The round's validation rates (optimal ones None in reports that predate them)."""
     answers: int
     proposal: Proposal | None
-    changes: str
+    changes: ChangesTable
+    """The proposal's changes asked, a row per map size (empty without a proposal)."""
     config_yaml: str
 
 
@@ -114,7 +115,7 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = Tr
             rates={m: _pct(getattr(r.validation.overall, f"{m}_rate")) for m in METRICS},
             answers=r.validation.overall.n,
             proposal=r.proposal,
-            changes=json.dumps(r.proposal.changes, indent=2, sort_keys=True) if r.proposal else "",
+            changes=changes_table(r.proposal.changes if r.proposal else {}),
             config_yaml=r.config.to_yaml(),
         )
         for r in record.rounds

@@ -24,7 +24,7 @@ from mapf_env import EnvConfig, project
 from tests.designers.contexts import contexts
 from tests.designers.openai_server import FAST, ScriptedServer
 
-MODEL_FREE = ["random", "uniform", "hand", "evidence", "harder"]
+MODEL_FREE = ["random", "uniform", "hand", "evidence", "harder", "matched"]
 
 
 def check_proposal(designer: Designer, proposal: Proposal, config: EnvConfig) -> None:

@@ -23,8 +23,8 @@ from harness.cli import app
 from mapf_env import project
 from tests.designers.contexts import contexts
 
-BUILT_IN = {"random", "uniform", "hand", "evidence", "harder", "gpt", "gemini", "grok", "kimi",
-            "claude", "llm", "self", "base"}  # fmt: skip
+BUILT_IN = {"random", "uniform", "hand", "evidence", "harder", "matched", "gpt", "gemini", "grok",
+            "kimi", "claude", "llm", "self", "base"}  # fmt: skip
 PLUGIN = Path(__file__).resolve().parent / "plugin_pkg"
 
 

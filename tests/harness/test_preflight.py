@@ -85,7 +85,9 @@ def test_options_of_a_designer_with_an_argument(tmp_path: Path) -> None:
     assert "api_base" in HostedOptions.model_fields
 
 
-def test_a_missing_backend_extra_is_named(tmp_path: Path) -> None:
+def test_a_missing_backend_extra_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the model check must not reach for the hub
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     lines = refused(tmp_path / "runs", "--designers", "random", "--backend", "verl",
                     "--set", "policy=Qwen/Qwen3-4B")  # fmt: skip
     assert any("the verl backend needs verl" in line and "[gpu]" in line for line in lines), lines

@@ -4,7 +4,7 @@ Chromium started with `--remote-debugging-pipe` reads protocol commands from fil
 and writes replies and events to descriptor 4, each message JSON ended by a NUL byte (the
 transport Playwright and Puppeteer use). With the standard library alone this opens pages
 from file://, records console messages, uncaught exceptions, failed and outgoing requests,
-and evaluates JavaScript in the page.
+evaluates JavaScript in the page, and takes screenshots of a fixed-size window.
 
 Debian's `chromium` package provides the browser (`apt-get install chromium`); `CHROMIUM`
 names another binary. Where none is found, `find_chromium` returns None and tests skip.
@@ -89,6 +89,20 @@ class PageLoad:
 
 
 ERROR_LEVELS = {"error", "assert"}
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rectangle in CSS pixels from the page's top left corner."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.height
 
 
 class Chromium:
@@ -240,9 +254,31 @@ class Chromium:
             raise RuntimeError(f"{expression!r} threw: {reply['exceptionDetails']}")
         return reply["result"].get("value")
 
-    def screenshot(self, path: Path) -> None:
-        data = self.send("Page.captureScreenshot", {"format": "png"}, session=True)["data"]
+    def set_viewport(self, width: int, height: int) -> None:
+        """Lay pages out in a `width` x `height` window (CSS pixels, scale 1): the fold is at
+        `height`, and a screenshot is exactly that many pixels."""
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+        self.send("Emulation.setDeviceMetricsOverride", metrics, session=True)
+
+    def box(self, selector: str) -> Box | None:
+        """The page-relative bounding box of the first element matching `selector`, if any."""
+        found = self.evaluate(
+            f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+            " if (!e) return null; const r = e.getBoundingClientRect();"
+            " return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()"
+        )
+        return None if found is None else Box(*found)
+
+    def screenshot(self, path: Path, clip: Box | None = None) -> Path:
+        """Save the window (or, with `clip`, that part of the page) as PNG at `path`."""
+        params: dict[str, Any] = {"format": "png"}
+        if clip is not None:
+            params["clip"] = {"x": clip.x, "y": clip.y, "width": clip.width,
+                              "height": clip.height, "scale": 1}  # fmt: skip
+            params["captureBeyondViewport"] = True
+        data = self.send("Page.captureScreenshot", params, session=True)["data"]
         path.write_bytes(base64.b64decode(data))
+        return path
 
     # -- lifetime --------------------------------------------------------------------------
 

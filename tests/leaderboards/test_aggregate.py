@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from leaderboards import ONE_SEED, LeaderboardError, build_board, render
+from leaderboards import ONE_SEED, Board, LeaderboardError, LoadedRun, build_board, render
 from leaderboards.render.cells import ZERO_MARK
 from tests.leaderboards.handmade import rates, run
 
@@ -124,3 +126,80 @@ def test_a_missing_baseline_is_a_note_or_an_error_when_asked_for() -> None:
     assert "'random' is not among the runs" in board.baseline_note
     with pytest.raises(LeaderboardError, match="pass --baseline"):
         build_board(runs, baseline="random", strict_baseline=True, resamples=FAST)
+
+
+def _three_seeds(name: str, size3: tuple[int, ...], size4: tuple[int, ...]) -> list[LoadedRun]:
+    """Runs of `name` whose seed s is size3[s] / size4[s] valid of 100 on the two sizes."""
+    return [run(name, s, rates({3: (100, a, a // 2), 4: (100, b, b // 2)}))
+            for s, (a, b) in enumerate(zip(size3, size4, strict=True))]  # fmt: skip
+
+
+def test_rliable_aggregates_of_the_runs_x_tasks_matrix() -> None:
+    runs = _three_seeds("better", (50, 60, 90), (70, 80, 75))
+    runs += _three_seeds("random", (10, 20, 30), (10, 20, 30))
+    board = build_board(runs, resamples=FAST, details=())
+    got = {(a.designer, a.metric): a for a in board.aggregates}
+    assert set(got) == {(d, m) for d in ("better", "random") for m in ("valid", "optimal_soc")}
+    better = got["better", "valid"]
+    assert better.runs == 3 and better.tasks == 2 and better.kind == "designer"
+    # scores .5 .6 .9 | .7 .8 .75: mean 70.83; IQM cuts int(6 / 4) = 1 from each end ->
+    # (.6 + .7 + .75 + .8) / 4 = 71.25
+    assert better.mean.mean == pytest.approx(425 / 6, abs=1e-4)
+    assert better.iqm.mean == pytest.approx(71.25)
+    for e in (better.mean, better.iqm):
+        assert e.low is not None and e.high is not None and e.low <= e.mean <= e.high
+        assert e.seeds == 3
+    (chance, soc_chance) = board.improvements
+    assert chance.designer == "better" and chance.baseline == "random" and chance.runs == 3
+    assert chance.probability == 1.0 and chance.low == chance.high == 1.0
+    assert soc_chance.metric == "optimal_soc"
+    profile = next(p for p in board.profiles if p.designer == "random" and p.metric == "valid")
+    share = dict(zip(profile.taus, profile.share, strict=True))
+    assert len(profile.taus) == 101 and profile.taus[0] == 0.0 and profile.taus[-1] == 100.0
+    assert (share[0.0], share[10.0], share[19.0], share[20.0], share[30.0]) == pytest.approx(
+        (1.0, 4 / 6, 4 / 6, 2 / 6, 0.0), abs=1e-6
+    )  # strictly above tau: a score of 20% is not above 20
+    assert all(a >= b for a, b in zip(profile.share, profile.share[1:], strict=False))
+    assert profile.low is not None and profile.high is not None
+    assert all(lo <= s <= hi for lo, s, hi in zip(profile.low, profile.share, profile.high,
+                                                  strict=True))  # fmt: skip
+
+
+def test_improvement_of_an_identical_designer_is_one_half() -> None:
+    runs = _three_seeds("random", (10, 20, 30), (40, 20, 30))
+    runs += _three_seeds("same", (10, 20, 30), (40, 20, 30))
+    (same, _) = build_board(runs, resamples=FAST, details=()).improvements
+    assert same.probability == 0.5 and same.low is not None and same.high is not None
+    assert same.low < 0.5 < same.high
+    assert "0.50 [" in render(build_board(runs, resamples=FAST, details=()), "markdown")
+
+
+def test_one_run_statistics_have_no_intervals() -> None:
+    runs = [run("random", 0, rates({3: (10, 4, 2)})), run("lonely", 9, rates({3: (10, 6, 2)}))]
+    board = build_board(runs, resamples=FAST, details=())
+    assert all(a.mean.low is None and a.mean.note == ONE_SEED for a in board.aggregates)
+    assert all(i.low is None and i.note == ONE_SEED for i in board.improvements)
+    assert all(p.low is None and p.high is None for p in board.profiles)
+    assert board.improvements[0].probability == 1.0
+
+
+def test_improvements_compare_rows_of_the_baselines_kind_only() -> None:
+    runs = _three_seeds("random", (10, 20, 30), (10, 20, 30))
+    runs += [LoadedRun(Path("policies") / r.path, r.record.model_copy(update={"kind": "policy"}))
+             for r in _three_seeds("model", (50, 60, 70), (50, 60, 70))]  # fmt: skip
+    board = build_board(runs, resamples=FAST, details=())
+    assert {a.designer for a in board.aggregates} == {"random", "model"}
+    assert board.improvements == (), "a zero-shot policy is not compared with a designer"
+
+
+def test_adding_a_designer_moves_no_other_statistic() -> None:
+    runs = _three_seeds("random", (10, 20, 30), (10, 25, 30))
+    runs += _three_seeds("better", (50, 60, 90), (70, 80, 75))
+    more = [*runs, *_three_seeds("other", (40, 45, 50), (30, 35, 60))]
+    first, second = (build_board(r, resamples=FAST, details=()) for r in (runs, more))
+
+    def mine(board: Board) -> list[object]:
+        return [x for x in (*board.aggregates, *board.improvements, *board.profiles,
+                            *board.curves) if x.designer == "better"]  # fmt: skip
+
+    assert mine(first) == mine(second) and mine(first)

@@ -152,4 +152,4 @@ def test_records_round_trip_and_a_version_2_record_without_makespan_flags_is_ski
 
 def test_board_json_carries_the_new_schema_version() -> None:
     board = build_board([run("random", 0, V2)], resamples=FAST, details=())
-    assert Board.model_validate_json(render(board, "json")).schema_version == "2"
+    assert Board.model_validate_json(render(board, "json")).schema_version == "3"

@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 
 from leaderboards import (
+    BOARD_SCHEMA_VERSION,
     Board,
     board_json_schema,
     build_board,
@@ -33,7 +34,8 @@ def test_csv_parses_into_tidy_rows(board: Board) -> None:
     rows = list(csv.DictReader(io.StringIO(render(board, "csv"))))
     assert rows and tuple(rows[0]) == FIELDS
     sections = {r["section"] for r in rows}
-    assert sections == {"rate", "detail", "failure", "cost", "reference"}
+    assert sections == {"rate", "detail", "failure", "cost", "reference", "aggregate",
+                        "improvement", "profile", "curve", "controls", "power"}  # fmt: skip
     rated = [r for r in rows if r["section"] == "rate" and r["designer"] == "uniform"]
     assert {r["suite"] for r in rated} == {"3agents", "overall"}
     assert {r["metric"] for r in rated} == {"valid", "optimal_makespan", "optimal_soc"}
@@ -48,6 +50,21 @@ def test_csv_parses_into_tidy_rows(board: Board) -> None:
     paper = [r for r in rows if r["section"] == "reference" and r["cut"] == "size"]
     assert {r["metric"] for r in paper} == {"valid", "optimal_makespan"}
     assert len(paper) == 7 * (8 + 7 + 6) * 2, "every per-size cell of the paper's three tables"
+    iqm = [r for r in rows if r["section"] == "aggregate" and r["key"] == "iqm"]
+    assert {(r["designer"], r["metric"]) for r in iqm} >= {
+        ("uniform", "valid"),
+        ("random", "valid"),
+    }
+    assert all(float(r["ci_low"]) <= float(r["value"]) <= float(r["ci_high"]) for r in iqm)
+    (chance,) = [r for r in rows if r["section"] == "improvement" and r["metric"] == "valid"]
+    assert chance["designer"] == "uniform" and chance["baseline"] == "random"
+    assert 0 <= float(chance["value"]) <= 1
+    profile = [r for r in rows if r["section"] == "profile" and r["designer"] == "uniform"
+               and r["metric"] == "valid"]  # fmt: skip
+    assert [r["key"] for r in profile] == [str(k) for k in range(101)]
+    power = {r["key"]: r for r in rows if r["section"] == "power" and r["metric"] == "valid"}
+    assert set(power) == {"detectable", "seed_sd", "instance_sd"}
+    assert power["detectable"]["seeds"] == "2"
 
 
 def test_json_round_trips_and_validates_against_the_shipped_schema(board: Board) -> None:
@@ -59,7 +76,9 @@ def test_json_round_trips_and_validates_against_the_shipped_schema(board: Board)
     assert shipped == board_json_schema(), "regenerate with `harness leaderboard schema --out`"
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.validate(json.loads(text), shipped)
-    assert json.loads(text)["schema_version"] == "2"
+    assert json.loads(text)["schema_version"] == BOARD_SCHEMA_VERSION == "3"
+    assert board.aggregates and board.improvements and board.profiles and board.power
+    assert board.curves and board.controls is not None
 
 
 def test_markdown_tables_have_a_consistent_shape(board: Board) -> None:
@@ -86,10 +105,43 @@ def test_html_is_one_self_contained_page_with_the_tables(board: Board) -> None:
 
 def test_terminal_shows_the_tables_and_the_reference(board: Board) -> None:
     text = render(board, "terminal", details=["subset"], width=200)
-    parts = ("Designers: Sum", "Minus baseline random", "3agents by wait subset",
+    parts = ("Designers: Sum", "Minus baseline random", "rliable aggregates", "P(> random)",
+             "Power: the smallest difference", "3agents by wait subset",
              "How greedy answers ended", "Designer cost", "reported, not reproduced")  # fmt: skip
     for part in parts:
         assert part in text
+    positions = [text.index(part) for part in parts]
+    assert positions == sorted(positions), "the Sum table first, the statistics after the deltas"
+    assert "controls: no normalised scores: 'matched' is not among the ranked runs" in text
+
+
+def test_every_text_format_carries_the_statistics() -> None:
+    """IQM and mean with intervals, P(improvement), normalised scores, sensitivity, power."""
+    runs = [run(name, seed, rates({3: (100, base + 3 * seed, base // 2), 4: (100, base, 5)}))
+            for name, base in (("random", 30), ("matched", 60), ("harder", 10), ("mine", 45))
+            for seed in (0, 1)]  # fmt: skip
+    board = build_board(runs, resamples=200, details=())
+    titles = ("rliable aggregates over runs x tasks", "Controls: overall Sum normalised",
+              "Sensitivity: matched minus harder", "Power: the smallest difference")  # fmt: skip
+    for fmt in ("terminal", "markdown", "html"):
+        text = render(board, fmt, width=250)
+        for title in titles:
+            assert title in text, (fmt, title)
+        assert re.search(r"0\.\d\d \[0\.\d\d, 0\.\d\d\]", text), "a normalised score with CI"
+        assert "+50.0 [" in text, "matched minus harder: 60.75 - 10.75"
+    markdown = render(board, "markdown")
+    assert re.search(r"\| mine \| valid \| 2 \| 2 \| [\d.]+ \[[\d.]+, [\d.]+\] \|", markdown)
+    assert "| valid | 2 |" in markdown, "the power row: valid, with 2 seeds"
+    html = render(board, "html")
+    for table_id in ("aggregates", "controls", "sensitivity", "power"):
+        assert f'id="{table_id}"' in html
+    rows = list(csv.DictReader(io.StringIO(render(board, "csv"))))
+    normalised = {r["designer"]: r for r in rows if r["section"] == "normalised"
+                  and r["metric"] == "valid"}  # fmt: skip
+    assert float(normalised["mine"]["value"]) == pytest.approx((45.75 - 30.75) / (60.75 - 30.75))
+    (sensitivity,) = [r for r in rows if r["section"] == "sensitivity" and r["metric"] == "valid"]
+    assert sensitivity["designer"] == "matched" and sensitivity["baseline"] == "harder"
+    assert float(sensitivity["delta"]) == pytest.approx(50.0)
 
 
 OPEN_INTERVAL = re.compile(r"\[[+-]?\d+\.\d,(?![^\]]*\])")

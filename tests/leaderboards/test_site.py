@@ -68,7 +68,8 @@ def _files(root: Path) -> dict[str, bytes]:
 def test_the_site_holds_pages_plots_and_small_run_files(site: Path) -> None:
     files = _files(site)
     for name in ("index.html", "board.json", "board.csv", "plots/sizes-3agents.svg",
-                 "plots/validation.svg", "plots/trajectory-random.svg",
+                 "plots/validation.svg", "plots/profile-valid.svg",
+                 "plots/profile-optimal_makespan.svg", "plots/trajectory-random.svg",
                  "plots/trajectory-uniform-seed-1.svg", "runs/random-seed-0.html",
                  "runs/uniform-seed-1.html", "files/random-seed-0/result.json",
                  "files/uniform-seed-0/run.json", "files/uniform-seed-0/round-000/round.json",
@@ -91,6 +92,35 @@ def test_the_site_holds_pages_plots_and_small_run_files(site: Path) -> None:
     assert "3agents valid / opt. makespan / opt. SOC" in index and "68.67 / 48.00" in index
     run_page = files["runs/random-seed-0.html"].decode()
     assert "opt. makespan (paper's) (%)" in run_page and "opt. SOC (%)" in run_page
+
+
+def test_the_index_tells_the_story_first(site: Path) -> None:
+    """Headline Sums, then the plots in story order, then every other table collapsed."""
+    index = (site / "index.html").read_text()
+    order = ['id="main-designer"', 'id="plots-sizes"', 'id="plots-profiles"',
+             'id="plots-normalised"', 'id="plots-validation"', 'id="plots-trajectories"',
+             'id="details"', 'id="deltas"', 'id="detail-3agents-size"', 'id="reference"',
+             'id="runs"']  # fmt: skip
+    at = [index.index(marker) for marker in order]
+    assert at == sorted(at), dict(zip(order, at, strict=True))
+    details = index.split('<section id="details">')[1].split('<section id="runs">')[0]
+    tables = details.count('<section class="board-table"')
+    assert tables >= 5 and details.count('<details class="table"><summary>') == tables
+    assert '<details class="table" open' not in details
+    assert "No normalised scores: &#39;matched&#39; is not among the ranked runs" in index
+    assert (
+        index.count('src="plots/normalised-') == 0 and '<img src="plots/profile-valid.svg"' in index
+    )
+    for img in re.findall(r"<img [^>]*>", index):
+        width, height = re.search(r'width="(\d+)" height="(\d+)"', img).groups()  # type: ignore[union-attr]
+        assert int(width) > 100 and int(height) > 100, img
+
+
+def test_changes_asked_is_a_table_in_size_order(site: Path) -> None:
+    page = (site / "runs/random-seed-0.html").read_text()
+    table = page.split('<table class="changes">')[1].split("</table>")[0]
+    assert '<td class="text">3x3</td>' in table and "hole_ratio" in table
+    assert "&lt;script&gt;" in table and "<script>" not in table
 
 
 def test_model_text_is_escaped_on_run_pages(site: Path) -> None:
@@ -221,6 +251,66 @@ def test_the_site_opens_offline_in_chromium(site: Path, browser: Chromium) -> No
     text = browser.evaluate("document.body.innerText")
     assert "<script>console.error('pwned by script')</script>" in text
     assert not [m for m in hostile.console if "pwned" in m[1]]
+
+
+FOLD = 1200
+"""A plot must be visible within the first this many pixels of the index page."""
+WINDOW = (1280, 900)
+MARGIN = 10
+"""The most empty room a plot keeps around its drawn content, per side (CSS px)."""
+CONTENT = """(() => {
+  const svg = document.documentElement, page = svg.getBoundingClientRect();
+  const background = svg.querySelector('#figure_1 > #patch_1');
+  let l = Infinity, t = Infinity, r = -Infinity, b = -Infinity;
+  for (const e of svg.querySelectorAll('path, use, image, text, rect, line, polyline, polygon')) {
+    if (e.closest('defs, clipPath, [clip-path]') || (background && background.contains(e))) {
+      continue;  // clipped to its axes, whose frame is measured; or not drawn at all
+    }
+    const box = e.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    l = Math.min(l, box.left); t = Math.min(t, box.top);
+    r = Math.max(r, box.right); b = Math.max(b, box.bottom);
+  }
+  return {width: page.width, height: page.height, left: l - page.left, top: t - page.top,
+          right: page.right - r, bottom: page.bottom - b};
+})()"""
+"""The SVG's own size and the empty room around what it draws (its white background aside)."""
+
+
+def test_the_index_shows_a_plot_above_the_fold(
+    site: Path, browser: Chromium, tmp_path: Path
+) -> None:
+    """In a 1280 x 1200 window the first plot lies wholly on screen, and is drawn there."""
+    from PIL import Image
+
+    browser.set_viewport(WINDOW[0], FOLD)
+    try:
+        load = browser.open(site / "index.html")
+        assert load.errors == [], load.errors
+        box = browser.box('img[src$=".svg"]')
+        shot = browser.screenshot(tmp_path / "index.png")
+    finally:
+        browser.set_viewport(*WINDOW)
+    assert box is not None and box.width > 100 and box.height > 100, box
+    assert box.y >= 0 and box.bottom <= FOLD, box
+    with Image.open(shot) as image:
+        assert image.size == (WINDOW[0], FOLD)
+        plot = image.convert("L").crop((round(box.x), round(box.y), round(box.x + box.width),
+                                        round(box.bottom)))  # fmt: skip
+        inked = sum(plot.histogram()[:200])  # pixels darker than light grey
+    assert inked > 0.02 * plot.width * plot.height, "the plot's place on screen is blank"
+
+
+def test_every_plot_is_sized_to_its_content(site: Path, browser: Chromium) -> None:
+    """Each SVG's width and height are its drawn content's, with a few pixels of room."""
+    plots = sorted((site / "plots").glob("*.svg"))
+    assert len(plots) >= 8
+    for plot in plots:
+        assert browser.open(plot).errors == [], plot
+        room = browser.evaluate(CONTENT)
+        assert room["width"] > 100 and room["height"] > 100, (plot.name, room)
+        for side in ("left", "top", "right", "bottom"):
+            assert -1 <= room[side] <= MARGIN, (plot.name, side, room)
 
 
 def test_the_browser_helper_reports_errors(tmp_path: Path, browser: Chromium) -> None:

@@ -1,7 +1,8 @@
 """The verl backend: the paper's GRPO recipe in verl, evaluation and serving with vLLM.
 
-Exported here are the pieces that need neither verl nor the experiment model: the settings, one
-round's Hydra overrides and the batch arithmetic. The backend itself is
+Exported here are the pieces that need neither verl nor the experiment model: the settings, the
+target (the verl line and attention a run's trainer gets, `target`), one round's Hydra
+overrides, the batch arithmetic and what verl leaves on disk (`layout`). The backend itself is
 `harness.backends.verl.backend.VerlBackend` (built by `harness.backends.factory.make_backend`;
 not imported here, as `harness.experiment` imports this package for `VerlSettings`), with its
 process plumbing in `runtime`, `process`, `curves`, `generate`, `serve` and `dry_run`.
@@ -10,12 +11,17 @@ verl itself is imported nowhere at module level: the dry run works without it;
 """
 
 from harness.backends.verl.overrides import (
+    DUMP_FILE,
+    DUMP_KEYS,
     MAIN_PPO,
     REWARD_FUNCTION,
     REWARD_MODULE,
+    REWARD_SECTION,
+    VALIDATION_DUMP_EXTRA,
     BatchPlan,
     RoundInputs,
     build_overrides,
+    dump_file,
     final_hf_model,
     hf_model_dir,
     hydra_value,
@@ -25,20 +31,28 @@ from harness.backends.verl.overrides import (
     shell_command,
 )
 from harness.backends.verl.settings import VerlSettings
+from harness.backends.verl.target import VerlTarget, resolve_target
 
 __all__ = [
+    "DUMP_FILE",
+    "DUMP_KEYS",
     "MAIN_PPO",
     "REWARD_FUNCTION",
     "REWARD_MODULE",
+    "REWARD_SECTION",
+    "VALIDATION_DUMP_EXTRA",
     "BatchPlan",
     "RoundInputs",
     "VerlSettings",
+    "VerlTarget",
     "build_overrides",
+    "dump_file",
     "final_hf_model",
     "hf_model_dir",
     "hydra_value",
     "latest_step",
     "main_ppo_command",
     "plan_round",
+    "resolve_target",
     "shell_command",
 ]

@@ -7,17 +7,24 @@ evaluation and serving, and verl's per-process reward-module cache never outlive
   runs ``python -m verl.trainer.main_ppo`` with the round's Hydra overrides
   (`build_overrides`), or submits it as a Ray job with a `VerlRuntime.ray_address`. A crashed
   attempt is rerun with the same command and resumes from the round's latest checkpoint
-  (``trainer.resume_mode=auto``); curves stream into ``on_step`` while verl runs (`curves`),
-  and the round's summary (`harness.training_summary`) is made of them and the round's settings.
+  (``trainer.resume_mode=auto``, `trainer_runs`); curves stream into ``on_step`` while verl
+  runs (`curves`), and the round's summary (`harness.training_summary`) is made of them and the
+  round's settings. With ``validate_in_verl`` verl also validates the round's model greedily
+  after the last step (`validation`).
 * ``respond`` runs ``harness.backends.verl.generate`` (vLLM offline, `LLM.chat`); the loop
-  scores the texts with the testbed's verifier, as for every backend.
+  scores the texts with the testbed's verifier, as for every backend. The round's validation
+  is answered from verl's dump instead where it answers every instance.
 * ``endpoint`` starts ``vllm serve`` on 127.0.0.1 and ``release`` stops it (`serve`).
+
+Each of these processes loads a model first; ``take_overhead`` hands the loop what each load
+took (`loads`), and ``target_record`` the verl line and attention, for the round's record.
 
 Files: everything lives in the run directory, under ``<run>/verl/``::
 
     round-000/train.parquet, val.parquet, reward.py    what the round trains on
     round-000/checkpoints/                               trainer.default_local_dir
     round-000/metrics/attempt-K.jsonl, rollouts/        verl's file logger and rollout dumps
+    round-000/validation/<last step>.jsonl               verl's validation of the round's model
     round-000/steps.jsonl, train.log                     the round's curves and verl's output
     logs/generate.log, logs/serve-policy.log             evaluation and serving output
 
@@ -34,48 +41,45 @@ average over training steps, as the CPU learner keeps it) at the end of round n-
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from designers import Endpoint
-from harness.backends.base import RoundTraining, Served, TrainStep
-from harness.backends.verl import process
-from harness.backends.verl.curves import RoundCurves
-from harness.backends.verl.generate import (
-    GenerateRequest,
-    read_answers,
-    write_prompts,
-)
+from harness.backends.base import BackendOverhead, LoadKind, RoundTraining, Served, TrainStep
+from harness.backends.verl.answers import generate_answers
+from harness.backends.verl.curves import RoundCurves, logged_loss_scale
+from harness.backends.verl.generate import GenerateRequest
+from harness.backends.verl.layout import dump_file
+from harness.backends.verl.loads import LoadLedger
 from harness.backends.verl.overrides import (
     REWARD_MODULE,
     BatchPlan,
     RoundInputs,
     build_overrides,
     final_hf_model,
-    latest_step,
     plan_round,
 )
 from harness.backends.verl.process import Launch
+from harness.backends.verl.retention import prune_round
 from harness.backends.verl.runtime import VerlRuntime, ppo_environment
 from harness.backends.verl.serve import VllmServer, free_port, serve_argv
 from harness.backends.verl.settings import VerlSettings
+from harness.backends.verl.state import STATE_FILE, VerlState
+from harness.backends.verl.target import VerlTarget, resolve_target
+from harness.backends.verl.trainer_runs import TrainerRun, train_until_saved
+from harness.backends.verl.validation import PendingValidation, logged_seconds
 from harness.experiment import ExperimentConfig
 from harness.training_summary import summarise
-from mapf_env import Instance, RunningValidRate, load_suite, render_prompt, write_parquet
+from mapf_env import Instance, RunningValidRate, load_suite, write_parquet
 from mapf_env.export import atomic_write_bytes
 
 __all__ = ["STATE_FILE", "VerlBackend"]
-
-STATE_FILE = "verl_state.json"
-STATE_SCHEMA = 1
 
 
 class VerlBackend:
@@ -100,7 +104,18 @@ class VerlBackend:
         self.runtime = runtime or VerlRuntime()
         self._servers: dict[Served, VllmServer] = {}
         self._calls = 0
+        self._target: VerlTarget | None = None
+        self.ledger = LoadLedger()
+        self._pending: PendingValidation | None = None
         self.initialise(0)
+
+    @property
+    def target(self) -> VerlTarget:
+        """The verl line and attention the trainer is launched with, resolved (and probed) once
+        per backend, at the first launch: constructing a backend probes nothing."""
+        if self._target is None:
+            self._target = resolve_target(self.settings, self.runtime)
+        return self._target
 
     def check_installed(self) -> None:
         """`BackendUnavailable` naming the ``gpu`` extra when verl or vLLM is missing."""
@@ -131,43 +146,24 @@ class VerlBackend:
 
     def save(self, directory: Path) -> None:
         """Where the next round starts: `verl_state.json` pointing at the round's model."""
-        directory.mkdir(parents=True, exist_ok=True)
-        relative = None if self.model is None else os.path.relpath(self.model, directory)
-        state = {
-            "schema_version": STATE_SCHEMA,
-            "backend": self.name,
-            "policy": self.experiment.policy,
-            "rounds_done": self.rounds_done,
-            "steps_done": self.steps_done,
-            "running_valid_rate": self.running.value,
-            "running_updates": self.running.updates,
-            "model": relative,
-        }
-        atomic_write_bytes(directory / STATE_FILE, json.dumps(state, indent=2).encode("utf-8"))
-        link = directory / "hf_model"
-        if relative is not None and not link.is_symlink():
-            with contextlib.suppress(OSError):  # a convenience: the JSON is what load reads
-                link.symlink_to(relative, target_is_directory=True)
+        VerlState(
+            policy=self.experiment.policy, model=self.model, rounds_done=self.rounds_done,
+            steps_done=self.steps_done, running_valid_rate=self.running.value,
+            running_updates=self.running.updates,
+        ).write(directory, self.name)  # fmt: skip
+        if self.model is not None:  # the round is finished: only its weights serve on (retention)
+            prune_round(self.round_dir(self.rounds_done - 1), self.model,
+                        keep_training_state=self.settings.keep_training_state,
+                        keep_rollouts=self.settings.keep_rollouts)  # fmt: skip
 
     def load(self, directory: Path) -> None:
         """Continue from what `save` wrote."""
-        state = json.loads((directory / STATE_FILE).read_text(encoding="utf-8"))
-        if state.get("schema_version") != STATE_SCHEMA or state.get("backend") != self.name:
-            raise ValueError(f"{directory / STATE_FILE} is not a verl backend state")
-        model = None
-        if state["model"] is not None:
-            model = Path(os.path.normpath(directory / state["model"]))
-            if not (model / "config.json").is_file():
-                raise FileNotFoundError(
-                    f"{directory / STATE_FILE} points to {model}, which holds no Hugging Face "
-                    "model; was the run's verl/ directory moved or deleted?"
-                )
+        state = VerlState.read(directory, self.name)
         self.initialise(0)
-        self.model = model
-        self.rounds_done = int(state["rounds_done"])
-        self.steps_done = int(state["steps_done"])
-        self.running = RunningValidRate(initial=float(state["running_valid_rate"]))
-        self.running.updates = int(state["running_updates"])
+        self.model = state.model
+        self.rounds_done, self.steps_done = state.rounds_done, state.steps_done
+        self.running = RunningValidRate(initial=state.running_valid_rate)
+        self.running.updates = state.running_updates
 
     # --- training -------------------------------------------------------------------------
 
@@ -186,6 +182,7 @@ class VerlBackend:
             train_rows=train_rows,
             reward_path=where / "reward.py",
             rollout_dir=where / "rollouts",
+            validation_dir=where / "validation" if self.settings.validate_in_verl else None,
         )
 
     def plan(self, train_rows: int, epochs: int | None = None) -> BatchPlan:
@@ -199,9 +196,12 @@ class VerlBackend:
         experiment = self.experiment
         if epochs is not None and epochs != experiment.epochs_per_round:
             experiment = experiment.model_copy(update={"epochs_per_round": epochs})
-        overrides = build_overrides(experiment, self.settings, inputs)
+        overrides = build_overrides(experiment, self.settings, inputs, target=self.target)
         commands = self.runtime.commands
-        env = {**ppo_environment(), "VERL_FILE_LOGGER_PATH": str(metrics.absolute())}
+        env = {
+            **ppo_environment(line=self.target.line),
+            "VERL_FILE_LOGGER_PATH": str(metrics.absolute()),
+        }
         log = self.round_dir(inputs.round) / "train.log"
         if self.runtime.ray_address is None:
             argv = (commands.python, *commands.trainer, *overrides)
@@ -263,16 +263,25 @@ class VerlBackend:
             steps_before=self.steps_done,
             running=lambda: self.running.value,
             keep_rollouts=self.settings.keep_rollouts,
+            loss_scale=logged_loss_scale(self.target.line, plan, self.settings.extra_overrides),
+            responses_per_step=plan.samples_per_step,
+            dumps_trail_metrics=self.target.line != "0.6",
         )
         report = on_step or (lambda step: None)
         for step in curves.replay():
             report(step)
         self._train(inputs, plan, curves, report, epochs)
         steps = curves.ordered()
+        if estimated := curves.estimated_steps():  # shown with the round, never passed off
+            self.ledger.note(
+                f"round {n}: {len(estimated)} of {len(steps)} step(s) took the running valid "
+                f"rate (their rollout dumps were missing or unfinished): steps {list(estimated)}"
+            )
         model = final_hf_model(inputs.checkpoint_dir, plan)
         for step in steps:
             self.running.update(min(1.0, max(0.0, step.valid_rate)))
         self.model, self.rounds_done = model, n + 1
+        self._expect_validation(inputs, plan)
         self.steps_done += plan.total_steps
         grpo = self.experiment.grpo
         summary = summarise(
@@ -296,41 +305,24 @@ class VerlBackend:
         report: Callable[[TrainStep], None],
         epochs: int,
     ) -> None:
-        """Run the trainer until the round's last step is saved, rerunning it after a crash."""
-        saved = latest_step(inputs.checkpoint_dir)
-        if saved == plan.total_steps:
-            return  # trained by an earlier harness process that stopped before saving
-        first = curves.attempts_so_far() + 1
-        curves.metrics_dir.mkdir(parents=True, exist_ok=True)  # verl's file logger will not
-        for attempt in range(first, first + self.runtime.train_attempts):
-            launch, job = self.train_launch(inputs, curves.metrics_file(attempt), epochs)
+        """Run the trainer until the round's last step is saved (`trainer_runs`)."""
+        train_until_saved(TrainerRun(
+            inputs, plan, curves, report, partial(self.train_launch, inputs, epochs=epochs),
+            self.stop_job_launch, self.runtime, self.ledger,
+            inputs.model_path or self.experiment.policy,
+        ))  # fmt: skip
 
-            def tick(attempt: int = attempt) -> None:
-                for step in curves.poll(attempt):
-                    report(step)
-
-            code = process.run(
-                launch,
-                tick=tick,
-                interval_s=self.runtime.poll_s,
-                grace_s=self.runtime.stop_grace_s,
-                on_abort=None if job is None else partial(self._stop_job, job),
-            )
-            now = latest_step(inputs.checkpoint_dir)
-            if now == plan.total_steps:
-                return
-            last = attempt == first + self.runtime.train_attempts - 1
-            if last or (attempt > first and now == saved):
-                what = f"verl training of round {inputs.round} (attempt {attempt}, last saved "
-                what += f"step {now} of {plan.total_steps})"
-                raise process.failure(what, code, launch.log)
-            saved = now
-
-    def _stop_job(self, job: str) -> None:
-        """Ask Ray to stop a job whose ``ray job submit`` was interrupted (the job would run on
-        without it); ``--no-wait``: the request is sent, Ray stops the job on its own."""
-        with contextlib.suppress(Exception):
-            process.run(self.stop_job_launch(job), interval_s=self.runtime.poll_s)
+    def _expect_validation(self, inputs: RoundInputs, plan: BatchPlan) -> None:
+        """After a round: where verl dumped its validation of the round's model, if it did."""
+        self._pending = None
+        if inputs.validation_dir is None:
+            return
+        path = dump_file(inputs.validation_dir, plan.total_steps)
+        log = self.root / "logs" / "generate.log"
+        self._pending = PendingValidation(path, self.current_model, log)
+        attempts = (self.round_dir(inputs.round) / "metrics").glob("attempt-*.jsonl")
+        metrics = sorted(attempts, key=lambda p: (len(p.name), p.name))  # attempt-2 before -10
+        self.ledger.validation_seconds = logged_seconds(metrics, plan.total_steps)
 
     # --- answers --------------------------------------------------------------------------
 
@@ -351,6 +343,7 @@ class VerlBackend:
             gpu_memory_utilization=s.eval_gpu_memory_utilization,
             max_model_len=s.max_prompt_length + s.max_response_length,
             enable_thinking=s.enable_thinking,
+            timings=directory / "timings.json",
         )
 
     def generate_launch(self, request_path: Path) -> Launch:
@@ -361,30 +354,28 @@ class VerlBackend:
     def respond(
         self, instances: Sequence[Instance], *, samples: int = 1, greedy: bool = True, seed: int = 0
     ) -> list[list[str]]:
-        """`samples` answers per instance from vLLM (greedy: temperature 0)."""
+        """`samples` answers per instance from vLLM (greedy: temperature 0).
+
+        The first greedy call after a round is the round's validation: with
+        ``validate_in_verl`` it is answered from verl's own validation of the round's model
+        (`validation`) when that dump answers every instance; otherwise, and for every later
+        call, by a separate vLLM pass. The log and the round's record say which, and why.
+        """
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples}")
         if not instances:
             return []
+        pending, self._pending = self._pending, None
+        if pending is not None and samples == 1 and greedy:
+            validated, why = pending.answers(instances, self.current_model)
+            self.ledger.note(why)
+            if validated is not None:
+                return [[answer] for answer in validated]
         self.release()
         self._calls += 1
         directory = self.root / "generate" / f"call-{os.getpid()}-{self._calls:04d}"
         request = self.generate_request(directory, samples, greedy, seed)
-        ids = [inst.id or f"#{i}" for i, inst in enumerate(instances)]
-        write_prompts(
-            request.prompts, [(i, render_prompt(x)) for i, x in zip(ids, instances, strict=True)]
-        )
-        request_path = directory / "request.json"
-        atomic_write_bytes(request_path, request.model_dump_json(indent=2).encode("utf-8"))
-        launch = self.generate_launch(request_path)
-        code = process.run(
-            launch, interval_s=self.runtime.poll_s, grace_s=self.runtime.stop_grace_s
-        )
-        if code != 0:
-            raise process.failure(f"vLLM generation with {request.model}", code, launch.log)
-        answers = read_answers(request.answers, ids, samples)
-        shutil.rmtree(directory, ignore_errors=True)
-        return answers
+        return generate_answers(instances, request, self.generate_launch, self.runtime, self.ledger)
 
     # --- serving --------------------------------------------------------------------------
 
@@ -412,6 +403,8 @@ class VerlBackend:
         )  # fmt: skip
         endpoint = server.start(self.runtime.serve_timeout_s, min(1.0, self.runtime.poll_s))
         self._servers[which] = server
+        kind: LoadKind = "serving-policy" if which == "policy" else "serving-base"
+        self.ledger.load(kind, model, server.ready_seconds or 0.0)
         return endpoint
 
     def release(self) -> None:
@@ -419,3 +412,13 @@ class VerlBackend:
         while self._servers:
             _, server = self._servers.popitem()
             server.stop()
+
+    # --- overhead -------------------------------------------------------------------------
+
+    def take_overhead(self) -> BackendOverhead:
+        """The model loads (and notes) since the loop last asked (`loads`)."""
+        return self.ledger.take()
+
+    def target_record(self) -> dict[str, Any]:
+        """The verl version and attention the trainer runs with, for the round's record."""
+        return dict(self.target.as_record())

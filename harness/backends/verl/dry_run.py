@@ -1,11 +1,15 @@
 """``harness compare ... --backend verl --dry-run``: round 0 of every run, as it would be launched.
 
-Prints, for each (designer, seed) run, the files round 0 writes (the generator configuration,
-the datasets, the reward entry point, the generation requests) and every command: verl's
-trainer with all its Hydra overrides and environment, vLLM's offline generation, and the
-``vllm serve`` a model-reading designer gets after the round. Nothing is started and nothing
-is written; verl and vLLM need not be installed. The commands come from the same methods the
-backend runs them with, so what is printed is what would run.
+Prints the disk budget of the whole comparison (`footprint`), then for each (designer, seed)
+run the verl line and attention its trainer is launched with (`target`, unprobed: no GPU is
+needed here, so ``auto`` attention says what the launch decides), its overhead budget per round
+(`budget`: model loads and what they read, optimiser steps, evaluation, serving), the files
+round 0 writes (the generator configuration, the datasets, the reward entry point, the
+generation requests) and every command: verl's trainer with all its Hydra overrides and
+environment, vLLM's offline generation, and the ``vllm serve`` a model-reading designer gets
+after the round. Nothing is started and nothing is written; verl and vLLM need not be
+installed. The commands come from the same methods the backend runs them with, so what is
+printed is what would run.
 """
 
 from __future__ import annotations
@@ -15,10 +19,16 @@ import shlex
 from pathlib import Path
 
 from designers import backend_endpoints, create_designer, own_initial_config
+from harness.backends.base import BackendUnavailable, Served
 from harness.backends.verl.backend import VerlBackend
-from harness.backends.verl.overrides import REWARD_MODULE, hf_model_dir
+from harness.backends.verl.budget import Weights, describe_overhead, weights
+from harness.backends.verl.footprint import describe_disk
+from harness.backends.verl.layout import dump_file
+from harness.backends.verl.overrides import REWARD_MODULE, BatchPlan, RoundInputs, hf_model_dir
 from harness.backends.verl.process import Launch
 from harness.backends.verl.runtime import VerlRuntime
+from harness.backends.verl.target import VerlTarget, resolve_target
+from harness.backends.verl.versions import UnsupportedVerl
 from harness.executors.base import plan as plan_jobs
 from harness.experiment import ExperimentConfig
 from harness.loop import designer_options, round_seed
@@ -48,7 +58,7 @@ def _round_zero(experiment: ExperimentConfig, designer: str, seed: int) -> tuple
     return (own, "the designer's own start") if own is not None else (shared, "shared start")
 
 
-def _wanted(experiment: ExperimentConfig, designer: str) -> tuple[str, ...]:
+def _wanted(experiment: ExperimentConfig, designer: str) -> tuple[Served, ...]:
     try:
         made = create_designer(designer, **designer_options(experiment, designer))
     except Exception:
@@ -56,9 +66,34 @@ def _wanted(experiment: ExperimentConfig, designer: str) -> tuple[str, ...]:
     return backend_endpoints(made)
 
 
-def dry_run(experiment: ExperimentConfig, root: Path, runtime: VerlRuntime | None = None) -> str:
-    """The text of the dry run (see the module docstring)."""
+def _target(experiment: ExperimentConfig, runtime: VerlRuntime) -> VerlTarget:
+    """The run's target, unprobed (the dry run needs no GPU and starts nothing)."""
+    assert experiment.verl is not None
+    try:
+        return resolve_target(experiment.verl, runtime, probe=False)
+    except UnsupportedVerl as err:
+        raise BackendUnavailable(str(err)) from None
+
+
+def _backend(
+    experiment: ExperimentConfig, path: Path, runtime: VerlRuntime, target: VerlTarget
+) -> VerlBackend:
+    backend = VerlBackend(experiment, path, runtime)
+    backend._target = target  # what `train_launch` uses, instead of probing this machine
+    return backend
+
+
+def dry_run(
+    experiment: ExperimentConfig,
+    root: Path,
+    runtime: VerlRuntime | None = None,
+    *,
+    concurrent: int = 1,
+) -> str:
+    """The text of the dry run (see the module docstring); `concurrent` runs at once."""
     runtime = runtime or VerlRuntime()
+    target, w = _target(experiment, runtime), weights(experiment)
+    disk = describe_disk(experiment, concurrent=concurrent, line=target.line, prefix="# ")
     out = [
         f"# dry run of {experiment.name!r}: backend verl, policy {experiment.policy}, "
         f"{experiment.rounds} rounds; nothing is started or written",
@@ -68,64 +103,111 @@ def dry_run(experiment: ExperimentConfig, root: Path, runtime: VerlRuntime | Non
             if runtime.submits_jobs
             else "verl starts a Ray instance of its own on this machine (RAY_ADDRESS=local)"
         ),
+        disk.rstrip("\n"),
     ]
     for job in plan_jobs(experiment):
-        run = RunDir(root, experiment, job.designer, job.seed)
-        backend = VerlBackend(experiment, run.path, runtime)
-        rows = experiment.samples_per_round
-        config, start = _round_zero(experiment, job.designer, job.seed)
-        out += ["", f"## run {job.designer} / seed {job.seed}: {run.path}"]
-        inputs = backend.round_inputs(0, rows, round_seed(job.seed, 0, "train"))
-        try:
-            plan = backend.plan(rows)
-        except ValueError as err:
-            out.append(f"# cannot train: {err}")
-            continue
-        out.append(
-            f"# round 0: {rows} rows / {plan.prompts_per_step} prompts per step = "
-            f"{plan.steps_per_epoch} steps per epoch x {plan.epochs} epochs = "
-            f"{plan.total_steps} steps ({plan.dropped_per_epoch} rows left out per epoch); "
-            f"{plan.samples_per_mini_batch} samples per mini-batch, {plan.grad_accumulation} "
-            f"micro-batches per GPU per mini-batch; checkpoint every {plan.save_freq} steps"
-        )
-        validation = len(load_suite(experiment.validation).items)
-        out += [
-            "### files written before training",
-            f"{run.round_path(0) / 'config.yaml'}  ({start})",
-            _indent(config.to_yaml()),
-            f"{inputs.train_files}  ({rows} rows: the round's instances, verl's RL schema)",
-            f"{inputs.val_files}  ({validation} rows: suite {experiment.validation!r})",
-            f"{inputs.reward_path}  (a copy of {REWARD_MODULE})",
-            "### train round 0",
-            _command(backend.train_launch(inputs, inputs.checkpoint_dir.parent / "metrics"
-                                          / "attempt-1.jsonl")[0]),
-        ]  # fmt: skip
-        final = hf_model_dir(inputs.checkpoint_dir, plan.total_steps)
-        out.append(f"# the round's model, where round 1 starts: {final}")
-        trained = VerlBackend(experiment, run.path, runtime)
-        trained.model, trained.rounds_done = final, 1
-        calls = trained.root / "generate" / "call-<pid>-<n>"
-        greedy = trained.generate_request(calls, 1, True, round_seed(job.seed, 0, "eval"))
-        out += [
-            f"### evaluate round 0: greedy answers on {experiment.validation!r}",
-            f"{calls / 'request.json'}",
-            _indent(greedy.model_dump_json(indent=2)),
-            _command(trained.generate_launch(calls / "request.json")),
-        ]
-        for which in _wanted(experiment, job.designer):
-            model, name = trained.served_model("policy" if which == "policy" else "base")
-            launch = trained.serve_launch("policy" if which == "policy" else "base", model, name,
-                                          "<free port>")  # fmt: skip
-            out += [
-                f"### design after round 0: {job.designer!r} reads the served {which} model "
-                f"(ready when /health and /v1/models answer; stopped after the design step)",
-                _command(launch),
-            ]
-        sampled = trained.generate_request(calls, experiment.best_of, False, job.seed + 1)
-        out += [
-            f"### after the last round: benchmarks {', '.join(experiment.benchmarks)}, greedy "
-            f"as above and best-of-{experiment.best_of} sampled with",
-            _indent(json.dumps(sampled.model_dump(mode="json", include={"n", "temperature",
-                                                                        "top_p", "seed"}))),
-        ]  # fmt: skip
+        out += ["", *_run(experiment, root, runtime, job.designer, job.seed, target, w)]
     return "\n".join(out) + "\n"
+
+
+def _run(
+    experiment: ExperimentConfig,
+    root: Path,
+    runtime: VerlRuntime,
+    designer: str,
+    seed: int,
+    target: VerlTarget,
+    w: Weights,
+) -> list[str]:
+    """One run's part of the dry run."""
+    run = RunDir(root, experiment, designer, seed)
+    backend = _backend(experiment, run.path, runtime, target)
+    rows = experiment.samples_per_round
+    config, start = _round_zero(experiment, designer, seed)
+    out = [f"## run {designer} / seed {seed}: {run.path}", f"# target: {target.describe()}"]
+    inputs = backend.round_inputs(0, rows, round_seed(seed, 0, "train"))
+    try:
+        plan = backend.plan(rows)
+    except ValueError as err:
+        return [*out, f"# cannot train: {err}"]
+    wanted = _wanted(experiment, designer)
+    out += [describe_overhead(experiment, plan, wanted, w).rstrip("\n")]
+    out += _round_zero_files(experiment, backend, inputs, plan, config, start, run)
+    out += _after_round_zero(experiment, run, runtime, target, plan, designer, seed, wanted)
+    return out
+
+
+def _round_zero_files(
+    experiment: ExperimentConfig,
+    backend: VerlBackend,
+    inputs: RoundInputs,
+    plan: BatchPlan,
+    config: EnvConfig,
+    start: str,
+    run: RunDir,
+) -> list[str]:
+    """Round 0's batch arithmetic, the files it writes and its training command."""
+    rows = experiment.samples_per_round
+    validation = len(load_suite(experiment.validation).items)
+    metrics = inputs.checkpoint_dir.parent / "metrics" / "attempt-1.jsonl"
+    return [
+        f"# round 0: {rows} rows / {plan.prompts_per_step} prompts per step = "
+        f"{plan.steps_per_epoch} steps per epoch x {plan.epochs} epochs = "
+        f"{plan.total_steps} steps ({plan.dropped_per_epoch} rows left out per epoch); "
+        f"{plan.samples_per_mini_batch} samples per mini-batch, {plan.grad_accumulation} "
+        f"micro-batches per GPU per mini-batch; checkpoint every {plan.save_freq} steps",
+        "### files written before training",
+        f"{run.round_path(0) / 'config.yaml'}  ({start})",
+        _indent(config.to_yaml()),
+        f"{inputs.train_files}  ({rows} rows: the round's instances, verl's RL schema)",
+        f"{inputs.val_files}  ({validation} rows: suite {experiment.validation!r})",
+        f"{inputs.reward_path}  (a copy of {REWARD_MODULE})",
+        "### train round 0",
+        _command(backend.train_launch(inputs, metrics)[0]),
+        f"# the round's model, where round 1 starts: "
+        f"{hf_model_dir(inputs.checkpoint_dir, plan.total_steps)}",
+    ]
+
+
+def _after_round_zero(
+    experiment: ExperimentConfig,
+    run: RunDir,
+    runtime: VerlRuntime,
+    target: VerlTarget,
+    plan: BatchPlan,
+    designer: str,
+    seed: int,
+    wanted: tuple[Served, ...],
+) -> list[str]:
+    """Round 0's evaluation and design step, and the final benchmarks' sampling."""
+    trained = _backend(experiment, run.path, runtime, target)
+    inputs = trained.round_inputs(0, experiment.samples_per_round, 0)
+    trained.model, trained.rounds_done = hf_model_dir(inputs.checkpoint_dir, plan.total_steps), 1
+    calls = trained.root / "generate" / "call-<pid>-<n>"
+    greedy = trained.generate_request(calls, 1, True, round_seed(seed, 0, "eval"))
+    how = "by vLLM"
+    if inputs.validation_dir is not None:
+        how = (f"from verl's own validation after step {plan.total_steps} "
+               f"({dump_file(inputs.validation_dir, plan.total_steps)}); by vLLM only where "
+               "that dump lacks an answer")  # fmt: skip
+    out = [
+        f"### evaluate round 0: greedy answers on {experiment.validation!r} {how}",
+        f"{calls / 'request.json'}",
+        _indent(greedy.model_dump_json(indent=2)),
+        _command(trained.generate_launch(calls / "request.json")),
+    ]
+    for which in wanted:
+        model, name = trained.served_model(which)
+        out += [
+            f"### design after round 0: {designer!r} reads the served {which} model "
+            f"(ready when /health and /v1/models answer; stopped after the design step)",
+            _command(trained.serve_launch(which, model, name, "<free port>")),
+        ]
+    sampled = trained.generate_request(calls, experiment.best_of, False, seed + 1)
+    shown = sampled.model_dump(mode="json", include={"n", "temperature", "top_p", "seed"})
+    return [
+        *out,
+        f"### after the last round: benchmarks {', '.join(experiment.benchmarks)}, greedy "
+        f"as above and best-of-{experiment.best_of} sampled with",
+        _indent(json.dumps(shown)),
+    ]

@@ -10,15 +10,21 @@ Files (JSON lines, one per instance, in order)::
 
     prompts:  {"id": "<instance id>", "messages": [{"role": ..., "content": ...}, ...]}
     answers:  {"id": "<instance id>", "answers": ["<text>", ...]}    (n texts each)
+    timings:  {"load_seconds": ..., "generate_seconds": ..., "prompts": ...}   (one object)
 
-`answer_all` holds everything but the model call, so a stand-in generator (the tests') reads
-and writes exactly the same files.
+The timings split the process's work in two: loading (from `main`'s start -- vLLM's import
+included -- to the engine built) and answering (`LLM.chat` over all prompts), so the run
+record can say what share of an evaluation the model load is.
+
+`answer_all` holds everything but the model, so a stand-in generator (the tests') reads and
+writes exactly the same files.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from pathlib import Path
@@ -51,6 +57,19 @@ class GenerateRequest(BaseModel):
     enable_thinking: bool | None = Field(
         None, description="Passed to the chat template; None passes nothing."
     )
+    timings: Path | None = Field(
+        None, description="Where to write the load and generation seconds; None: nowhere."
+    )
+
+
+class GenerateTimings(BaseModel):
+    """How long one generation process loaded and how long it answered."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    load_seconds: float = Field(ge=0.0, description="Start of `main` to the engine built.")
+    generate_seconds: float = Field(ge=0.0, description="Answering every prompt.")
+    prompts: int = Field(ge=0)
 
 
 def write_prompts(path: Path, rows: Sequence[tuple[str, Messages]]) -> None:
@@ -87,17 +106,41 @@ def read_answers(path: Path, ids: Sequence[str], n: int) -> list[list[str]]:
     return answers
 
 
-Model = Callable[[GenerateRequest, list[Messages]], list[list[str]]]
+Engine = Callable[[list[Messages]], list[list[str]]]
+"""A loaded model: conversations in, `n` answers each out."""
+Loader = Callable[[GenerateRequest], Engine]
+"""Loads the request's model (the part of the process the timings call loading)."""
 
 
-def answer_all(request: GenerateRequest, model: Model) -> None:
-    """Read the prompts, answer them with `model`, write the answers."""
+def answer_all(
+    request: GenerateRequest, load: Loader, started: float | None = None
+) -> GenerateTimings:
+    """Read the prompts, load the model, answer, write the answers (and the timings where the
+    request asks); `started` is the process's `time.perf_counter()` at its start."""
     rows = read_prompts(request.prompts)
-    answers = model(request, [messages for _, messages in rows])
+    began = time.perf_counter() if started is None else started
+    engine = load(request)
+    loaded = time.perf_counter()
+    answers = engine([messages for _, messages in rows])
+    answered = time.perf_counter()
+    timings = GenerateTimings(
+        load_seconds=loaded - began, generate_seconds=answered - loaded, prompts=len(rows)
+    )
     write_answers(request.answers, [i for i, _ in rows], answers)
+    if request.timings is not None:
+        atomic_write_bytes(request.timings, timings.model_dump_json().encode("utf-8"))
+    return timings
 
 
-def vllm_model(request: GenerateRequest, conversations: list[Messages]) -> list[list[str]]:
+def read_timings(path: Path) -> GenerateTimings | None:
+    """The timings a generation process wrote; None where it wrote none or they do not read."""
+    try:
+        return GenerateTimings.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def vllm_loader(request: GenerateRequest) -> Engine:
     """vLLM 0.11's offline chat: one engine, all conversations in one call."""
     try:
         vllm: Any = import_module("vllm")
@@ -120,17 +163,24 @@ def vllm_model(request: GenerateRequest, conversations: list[Messages]) -> list[
     kwargs = {}
     if request.enable_thinking is not None:
         kwargs["chat_template_kwargs"] = {"enable_thinking": request.enable_thinking}
-    outputs = llm.chat(conversations, params, use_tqdm=True, **kwargs)
-    return [[choice.text for choice in out.outputs] for out in outputs]
+
+    def engine(conversations: list[Messages]) -> list[list[str]]:
+        outputs = llm.chat(conversations, params, use_tqdm=True, **kwargs)
+        return [[choice.text for choice in out.outputs] for out in outputs]
+
+    return engine
 
 
-def main(argv: Sequence[str] | None = None, model: Model = vllm_model) -> int:
+def main(argv: Sequence[str] | None = None, load: Loader = vllm_loader) -> int:
+    started = time.perf_counter()
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
         print("usage: python -m harness.backends.verl.generate REQUEST.json", file=sys.stderr)
         return 2
     request = GenerateRequest.model_validate_json(Path(args[0]).read_text(encoding="utf-8"))
-    answer_all(request, model)
+    timings = answer_all(request, load, started)
+    print(f"loaded in {timings.load_seconds:.1f}s, answered {timings.prompts} prompts in "
+          f"{timings.generate_seconds:.1f}s")  # fmt: skip
     return 0
 
 

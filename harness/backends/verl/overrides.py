@@ -1,17 +1,36 @@
 """One round of GRPO as a verl command: the Hydra overrides for ``verl.trainer.main_ppo``.
 
-`build_overrides` is a pure function of the experiment, its `VerlSettings` and the round's
-inputs (`RoundInputs`: parquet files, the model to start from, the round's checkpoint
-directory, the round's valid rate). Every key it writes exists in verl 0.6.1's
-``verl/trainer/config/ppo_trainer.yaml`` (keys the file lacks are added with Hydra's ``+``), and
-the CI job that installs verl composes the result with verl's own config and runs verl's own
-validation on it, so a renamed key or a rejected value fails a test rather than a GPU job.
+`build_overrides` is a pure function of the experiment, its `VerlSettings`, the round's inputs
+(`RoundInputs`: parquet files, the model to start from, the round's checkpoint directory, the
+round's valid rate) and the `VerlTarget` (the verl line, rollout mode and attention). Every key it
+writes exists in that line's ``verl/trainer/config/ppo_trainer.yaml`` (keys the file lacks are
+added with Hydra's ``+``), and the CI jobs that install verl 0.6.1 (``.ci/verl``) and 0.9.1
+(``.ci/verl-current``) compose the result with verl's own config and run verl's own validation
+on it, so a renamed key or a rejected value fails a test rather than a GPU job.
+
+The two lines differ in two places only: the reward file is ``custom_reward_function`` on 0.6
+and ``reward.custom_reward_function`` on 0.9 (`REWARD_SECTION`; 0.9's v1 trainer does not read
+the old key, so the 0.6 overrides would train it on verl's default reward); and 0.9 has no sync
+rollout (its `RolloutConfig` raises on ``mode=sync``). The settings' ``sync`` -- the paper's --
+is mapped to ``async`` on 0.9 rather than refused, because it names how verl drives vLLM
+(in-process engines or servers), not what is sampled (the same vLLM sampling parameters), and
+refusing it would leave the paper's preset unable to run on a current verl; the target records
+the mapping in its ``why`` (dry run, run record). Every other key keeps its name.
+Attention: verl reads ``actor_rollout_ref.model.override_config.attn_implementation`` (default
+flash_attention_2; ``override_config`` is an empty dict in both lines' config, so the key takes a
+``+``) for the actor and, from the same model config, the reference model -- 0.6.1 in
+``workers/fsdp_workers.py`` (`_build_model_optimizer`, both roles get ``override_model_config``)
+and ``workers/config/model.py``, 0.9.1 in ``workers/config/model.py`` (``HFModelConfig.hf_config``,
+deep-copied for the ref in ``workers/engine_workers.py``). ``model.use_remove_padding`` is
+likewise read once for both roles; it packs sequences for flash-attn's varlen kernels and is
+always off with sdpa.
 
 Continuation between rounds: each round writes to a new ``trainer.default_local_dir`` and saves
 ``hf_model`` with its checkpoints; the next round's ``actor_rollout_ref.model.path`` is the last
 step's Hugging Face directory (`final_hf_model`). With ``trainer.resume_mode=auto`` a fresh
 round directory has no checkpoint, so the round starts from that model, and a crashed round
-rerun with the same overrides resumes from its own latest checkpoint.
+rerun with the same overrides resumes from its own latest checkpoint. What a round leaves on
+disk (checkpoints, dumps; the same layout on both lines) is read through `layout`.
 
 Nothing here imports verl: the dry run and the orchestration work without it.
 """
@@ -19,7 +38,6 @@ Nothing here imports verl: the dry run and the orchestration work without it.
 from __future__ import annotations
 
 import math
-import re
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
@@ -29,18 +47,35 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.backends.verl.hydra import HydraValue, hydra_value
+from harness.backends.verl.layout import (
+    DUMP_FILE,
+    DUMP_KEYS,
+    VALIDATION_DUMP_EXTRA,
+    dump_file,
+    final_hf_model,
+    hf_model_dir,
+    latest_step,
+)
 from harness.backends.verl.settings import VerlSettings
+from harness.backends.verl.target import VerlTarget, default_target
+from harness.backends.verl.versions import VerlLine
 
 if TYPE_CHECKING:
     from harness.experiment import ExperimentConfig
 
 __all__ = [
+    "DUMP_FILE",
+    "DUMP_KEYS",
     "MAIN_PPO",
     "REWARD_FUNCTION",
     "REWARD_MODULE",
+    "REWARD_SECTION",
+    "VALIDATION_DUMP_EXTRA",
     "BatchPlan",
     "RoundInputs",
     "build_overrides",
+    "dump_file",
     "final_hf_model",
     "hf_model_dir",
     "hydra_value",
@@ -64,8 +99,8 @@ class RoundInputs(BaseModel):
     round: int = Field(ge=0, description="Round index (0 = the first round).")
     train_files: Path = Field(description="The round's training parquet (mapf_env.export).")
     val_files: Path = Field(
-        description="A validation parquet; verl requires one even though the harness "
-        "evaluates with its own vLLM pass (verl's validation is switched off)."
+        description="The validation parquet: verl requires one, and validates on it once "
+        "after the last step when validation_dir is set."
     )
     checkpoint_dir: Path = Field(
         description="trainer.default_local_dir: this round's own, new directory."
@@ -91,6 +126,11 @@ class RoundInputs(BaseModel):
         None,
         description="trainer.rollout_data_dir: verl dumps each step's responses with the "
         "reward's terms there (the valid-rate curve is read from it); None dumps nothing.",
+    )
+    validation_dir: Path | None = Field(
+        None,
+        description="trainer.validation_data_dir: verl validates greedily once, after the last "
+        "step, and dumps the answers there (`DUMP_FILE`); None: no validation in verl.",
     )
 
 
@@ -165,77 +205,34 @@ def plan_round(settings: VerlSettings, group_size: int, train_rows: int, epochs:
     )
 
 
-# --- Hydra values ---------------------------------------------------------------------------
+# --- the overrides ---------------------------------------------------------------------------
 
-_BARE = re.compile(r"[A-Za-z_/][A-Za-z0-9_./+-]*")
-_KEYWORDS = {"true", "false", "null", "inf", "+inf", "-inf", "nan"}
-_TRAILING_BACKSLASHES = re.compile(r"(\\*)('|$)")
+Pairs = list[tuple[str, HydraValue]]
 
-HydraScalar = str | int | float | bool | Path | None
-HydraValue = HydraScalar | Sequence[HydraScalar]
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _string(text: str) -> str:
-    if "${" in text:
-        raise ValueError(
-            f"{text!r} contains '${{', which OmegaConf would read as an interpolation; "
-            "rename the path"
-        )
-    if any(ord(ch) < 32 for ch in text):
-        raise ValueError(f"{text!r} contains a control character; Hydra cannot pass it")
-    if _BARE.fullmatch(text) and text.lower() not in _KEYWORDS and not _is_number(text):
-        return text
-    # Hydra quoted strings: a quote is escaped as \', and backslashes are special only right
-    # before a quote or at the end, where each must be doubled.
-    escaped = _TRAILING_BACKSLASHES.sub(
-        lambda m: m.group(1) * 2 + ("\\'" if m.group(2) else ""), text
-    )
-    return f"'{escaped}'"
-
-
-def hydra_value(value: HydraValue) -> str:
-    """`value` in Hydra's override grammar; strings are quoted only where they must be."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{value} is not a finite number")
-        return repr(value)
-    if isinstance(value, Path):
-        return _string(str(value))
-    if isinstance(value, str):
-        return _string(value)
-    return "[" + ",".join(hydra_value(item) for item in value) + "]"
-
-
-# --- the overrides --------------------------------------------------------------------------
+REWARD_SECTION: dict[VerlLine, str] = {
+    "0.6": "custom_reward_function",
+    "0.9": "reward.custom_reward_function",
+}
+"""Where each line reads the reward file (0.9 moved it under ``reward.``; its top-level key is a
+legacy alias it migrates, which the harness does not use)."""
 
 
 def build_overrides(
     experiment: ExperimentConfig,
     settings: VerlSettings,
     inputs: RoundInputs,
+    *,
+    target: VerlTarget | None = None,
 ) -> list[str]:
     """The Hydra overrides of one round's ``python -m verl.trainer.main_ppo``, in a fixed order.
 
     From the experiment: the starting policy, n, the learning rate, the KL coefficient and the
-    epochs; from the settings everything else; from the inputs the files and directories. A KL
+    epochs; from the settings everything else; from the inputs the files and directories; from
+    `target` the verl line (its key names and rollout mode) and the attention. Without a target
+    the paper's line with the settings' attention is assumed (`default_target`). A KL
     coefficient of 0 switches the KL term (and so verl's reference worker) off.
     """
-    s = settings
-    grpo = experiment.grpo
+    target = target or default_target(settings)
     model = inputs.model_path if inputs.model_path is not None else experiment.policy
     if model == "mlp":
         raise ValueError(
@@ -245,22 +242,39 @@ def build_overrides(
     train_rows = (
         inputs.train_rows if inputs.train_rows is not None else experiment.samples_per_round
     )
-    plan = plan_round(s, grpo.group_size, train_rows, experiment.epochs_per_round)
-    kl_on = grpo.kl_coef > 0
-    kl_in_loss = kl_on and not s.use_kl_in_reward
-    kl_in_reward = kl_on and s.use_kl_in_reward
-
-    pairs: list[tuple[str, HydraValue]] = [
-        ("algorithm.adv_estimator", "grpo"),
-        ("algorithm.use_kl_in_reward", kl_in_reward),
+    plan = plan_round(settings, experiment.grpo.group_size, train_rows, experiment.epochs_per_round)
+    pairs = [
+        *_algorithm(experiment, settings),
+        *_data(settings, inputs),
+        *_actor(experiment, settings, model, target),
+        *_rollout(experiment, settings, target),
+        ("critic.enable", False),
+        *_reward(settings, inputs, target.line),
+        *_trainer(experiment, settings, inputs, plan),
     ]
-    if kl_in_reward:
+    return [f"{key}={hydra_value(value)}" for key, value in pairs] + list(settings.extra_overrides)
+
+
+def _kl(experiment: ExperimentConfig, settings: VerlSettings) -> tuple[bool, bool]:
+    """(KL in the loss, KL in the reward)."""
+    on = experiment.grpo.kl_coef > 0
+    return on and not settings.use_kl_in_reward, on and settings.use_kl_in_reward
+
+
+def _algorithm(experiment: ExperimentConfig, s: VerlSettings) -> Pairs:
+    _, in_reward = _kl(experiment, s)
+    pairs: Pairs = [("algorithm.adv_estimator", "grpo"), ("algorithm.use_kl_in_reward", in_reward)]
+    if in_reward:
         pairs += [
             ("algorithm.kl_penalty", s.kl_loss_type),
             ("algorithm.kl_ctrl.type", "fixed"),
-            ("algorithm.kl_ctrl.kl_coef", grpo.kl_coef),
+            ("algorithm.kl_ctrl.kl_coef", experiment.grpo.kl_coef),
         ]
-    pairs += [
+    return pairs
+
+
+def _data(s: VerlSettings, inputs: RoundInputs) -> Pairs:
+    pairs: Pairs = [
         ("data.train_files", inputs.train_files.absolute()),
         ("data.val_files", inputs.val_files.absolute()),
         ("data.train_batch_size", s.train_batch_size),
@@ -272,46 +286,69 @@ def build_overrides(
     ]
     if s.enable_thinking is not None:
         pairs.append(("+data.apply_chat_template_kwargs.enable_thinking", s.enable_thinking))
-    pairs += [
+    return pairs
+
+
+def _actor(experiment: ExperimentConfig, s: VerlSettings, model: str, t: VerlTarget) -> Pairs:
+    """The actor and the reference model (both read ``actor_rollout_ref.model``, so the
+    attention and padding removal apply to both)."""
+    in_loss, _ = _kl(experiment, s)
+    actor = "actor_rollout_ref.actor"
+    return [
         ("actor_rollout_ref.model.path", model),
         ("actor_rollout_ref.model.enable_gradient_checkpointing", s.gradient_checkpointing),
-        ("actor_rollout_ref.model.use_remove_padding", s.use_remove_padding),
-        ("actor_rollout_ref.actor.strategy", s.strategy),
-        ("actor_rollout_ref.actor.optim.lr", grpo.learning_rate),
-        ("actor_rollout_ref.actor.optim.lr_scheduler_type", s.lr_scheduler),
-        ("actor_rollout_ref.actor.ppo_mini_batch_size", s.ppo_mini_batch_size),
-        ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", s.micro_batch_size_per_gpu),
-        ("actor_rollout_ref.actor.use_kl_loss", kl_in_loss),
-        ("actor_rollout_ref.actor.kl_loss_coef", grpo.kl_coef if kl_in_loss else 0.0),
-        ("actor_rollout_ref.actor.kl_loss_type", s.kl_loss_type),
-        ("actor_rollout_ref.actor.entropy_coeff", s.entropy_coeff),
-        ("actor_rollout_ref.actor.fsdp_config.param_offload", s.actor_param_offload),
-        ("actor_rollout_ref.actor.fsdp_config.optimizer_offload", s.actor_optimizer_offload),
-        ("actor_rollout_ref.actor.checkpoint.save_contents", list(s.save_contents)),
+        ("actor_rollout_ref.model.use_remove_padding", t.remove_padding),
+        ("+actor_rollout_ref.model.override_config.attn_implementation", t.attention),
+        (f"{actor}.strategy", s.strategy),
+        (f"{actor}.optim.lr", experiment.grpo.learning_rate),
+        (f"{actor}.optim.lr_scheduler_type", s.lr_scheduler),
+        (f"{actor}.ppo_mini_batch_size", s.ppo_mini_batch_size),
+        (f"{actor}.ppo_micro_batch_size_per_gpu", s.micro_batch_size_per_gpu),
+        (f"{actor}.use_kl_loss", in_loss),
+        (f"{actor}.kl_loss_coef", experiment.grpo.kl_coef if in_loss else 0.0),
+        (f"{actor}.kl_loss_type", s.kl_loss_type),
+        (f"{actor}.entropy_coeff", s.entropy_coeff),
+        (f"{actor}.fsdp_config.param_offload", s.actor_param_offload),
+        (f"{actor}.fsdp_config.optimizer_offload", s.actor_optimizer_offload),
+        (f"{actor}.checkpoint.save_contents", list(s.save_contents)),
         ("actor_rollout_ref.ref.fsdp_config.param_offload", s.ref_param_offload),
         (
             "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
             s.log_prob_micro_batch_size_per_gpu,
         ),
-        ("actor_rollout_ref.rollout.name", "vllm"),
-        ("actor_rollout_ref.rollout.mode", s.rollout_mode),
-        ("actor_rollout_ref.rollout.n", grpo.group_size),
-        ("actor_rollout_ref.rollout.tensor_model_parallel_size", s.tensor_parallel),
-        ("actor_rollout_ref.rollout.gpu_memory_utilization", s.gpu_memory_utilization),
-        ("actor_rollout_ref.rollout.temperature", s.temperature),
-        ("actor_rollout_ref.rollout.top_p", s.top_p),
-        (
-            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
-            s.log_prob_micro_batch_size_per_gpu,
-        ),
-        ("critic.enable", False),
-        ("custom_reward_function.path", inputs.reward_path.absolute()),
-        ("custom_reward_function.name", REWARD_FUNCTION),
-        ("+custom_reward_function.reward_kwargs.valid_rate", inputs.valid_rate),
+    ]
+
+
+def _rollout(experiment: ExperimentConfig, s: VerlSettings, t: VerlTarget) -> Pairs:
+    rollout = "actor_rollout_ref.rollout"
+    return [
+        (f"{rollout}.name", "vllm"),
+        (f"{rollout}.mode", t.rollout_mode),
+        (f"{rollout}.n", experiment.grpo.group_size),
+        (f"{rollout}.tensor_model_parallel_size", s.tensor_parallel),
+        (f"{rollout}.gpu_memory_utilization", s.gpu_memory_utilization),
+        (f"{rollout}.temperature", s.temperature),
+        (f"{rollout}.top_p", s.top_p),
+        (f"{rollout}.log_prob_micro_batch_size_per_gpu", s.log_prob_micro_batch_size_per_gpu),
+    ]
+
+
+def _reward(s: VerlSettings, inputs: RoundInputs, line: VerlLine) -> Pairs:
+    section = REWARD_SECTION[line]
+    pairs: Pairs = [
+        (f"{section}.path", inputs.reward_path.absolute()),
+        (f"{section}.name", REWARD_FUNCTION),
+        (f"+{section}.reward_kwargs.valid_rate", inputs.valid_rate),
     ]
     for name, value in s.reward.model_dump().items():
-        pairs.append((f"+custom_reward_function.reward_kwargs.{name}", value))
-    pairs += [
+        pairs.append((f"+{section}.reward_kwargs.{name}", value))
+    return pairs
+
+
+def _trainer(
+    experiment: ExperimentConfig, s: VerlSettings, inputs: RoundInputs, plan: BatchPlan
+) -> Pairs:
+    pairs: Pairs = [
         ("trainer.project_name", s.project_name or experiment.name),
         ("trainer.experiment_name", f"{inputs.run_name}-round{inputs.round}"),
         ("trainer.logger", list(s.logger)),
@@ -320,14 +357,36 @@ def build_overrides(
         ("trainer.total_epochs", experiment.epochs_per_round),
         ("trainer.save_freq", plan.save_freq),
         ("trainer.max_actor_ckpt_to_keep", s.max_actor_ckpt_to_keep),
-        ("trainer.test_freq", -1),
-        ("trainer.val_before_train", False),
+        *_validation(inputs, plan),
         ("trainer.resume_mode", inputs.resume_mode or s.resume_mode),
         ("trainer.default_local_dir", inputs.checkpoint_dir.absolute()),
     ]
     if inputs.rollout_dir is not None:
         pairs.append(("trainer.rollout_data_dir", inputs.rollout_dir.absolute()))
-    return [f"{key}={hydra_value(value)}" for key, value in pairs] + list(s.extra_overrides)
+    return pairs
+
+
+def _validation(inputs: RoundInputs, plan: BatchPlan) -> Pairs:
+    """verl's own validation: off, or once after the round's last step, greedy, dumped.
+
+    ``test_freq`` = the round's step count: verl validates when ``step % test_freq == 0`` or at
+    the last step, so only the last one (a resumed round too: verl's step count continues).
+    The response length is ``data.max_response_length``, as in training and in the harness's
+    own evaluation (`VerlBackend.generate_request`).
+    """
+    if inputs.validation_dir is None:
+        return [("trainer.test_freq", -1), ("trainer.val_before_train", False)]
+    greedy = "actor_rollout_ref.rollout.val_kwargs"
+    return [
+        ("trainer.test_freq", plan.total_steps),
+        ("trainer.val_before_train", False),
+        (f"{greedy}.do_sample", False),
+        (f"{greedy}.temperature", 0.0),
+        (f"{greedy}.top_p", 1.0),
+        (f"{greedy}.top_k", -1),
+        (f"{greedy}.n", 1),
+        ("trainer.validation_data_dir", inputs.validation_dir.absolute()),
+    ]
 
 
 def main_ppo_command(overrides: Iterable[str], python: str | None = None) -> list[str]:
@@ -339,38 +398,3 @@ def main_ppo_command(overrides: Iterable[str], python: str | None = None) -> lis
 def shell_command(argv: Sequence[str]) -> str:
     """`argv` as one copy-pasteable shell line (for dry runs and logs)."""
     return shlex.join(argv)
-
-
-# --- what a round leaves on disk (verl 0.6.1's checkpoint layout) ---------------------------
-
-
-def hf_model_dir(checkpoint_dir: Path, step: int) -> Path:
-    """Where verl saves the Hugging Face model of `step` (save_contents includes hf_model)."""
-    return checkpoint_dir / f"global_step_{step}" / "actor" / "huggingface"
-
-
-def latest_step(checkpoint_dir: Path) -> int | None:
-    """The last step verl finished saving (its ``latest_checkpointed_iteration.txt``)."""
-    tracker = checkpoint_dir / "latest_checkpointed_iteration.txt"
-    if not tracker.is_file():
-        return None
-    text = tracker.read_text(encoding="utf-8").strip()
-    if not text.isdigit():
-        raise ValueError(f"{tracker} holds {text!r}, not a step number")
-    return int(text)
-
-
-def final_hf_model(checkpoint_dir: Path, plan: BatchPlan) -> Path:
-    """The Hugging Face directory of a finished round: the next round's starting model."""
-    step = latest_step(checkpoint_dir)
-    if step != plan.total_steps:
-        raise FileNotFoundError(
-            f"{checkpoint_dir} has no checkpoint of the round's last step {plan.total_steps} "
-            f"(latest saved: {step}); the round did not finish"
-        )
-    path = hf_model_dir(checkpoint_dir, step)
-    if not (path / "config.json").is_file():
-        raise FileNotFoundError(
-            f"{path} holds no Hugging Face model; does save_contents include hf_model?"
-        )
-    return path

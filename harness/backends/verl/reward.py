@@ -1,15 +1,23 @@
 """The reward function verl calls for every rollout: mapf_env's reward, nothing else.
 
-verl 0.6.1 loads this file by path (``custom_reward_function.path`` / ``.name``; it imports it
-with importlib under the module name ``custom_module``, once per process) and its reward
-manager calls::
+Both supported verl lines load this file by path and call, once per response::
 
     compute_score(data_source=..., solution_str=..., ground_truth=..., extra_info=...,
-                  **custom_reward_function.reward_kwargs)
+                  **reward_kwargs)
 
-once per response, in the trainer's driver process. So this module imports only `mapf_env`
-(installed beside verl), uses no relative imports, keeps no state between calls, and never runs
-the model's text: the response is parsed and verified as data.
+* verl 0.6.1 reads ``custom_reward_function.path`` / ``.name`` / ``.reward_kwargs``, imports the
+  file with importlib under the module name ``custom_module`` (once per process), and its
+  ``NaiveRewardManager`` calls the function in the trainer's driver process, one response after
+  another.
+* verl 0.9.1 reads the same three keys under ``reward.custom_reward_function`` (the top-level
+  key survives only as a legacy alias its v1 trainer does not read), loads the file afresh in
+  each of its ``reward.num_workers`` reward-loop workers (Ray actors), and its naive reward
+  manager runs the function in a thread pool, many responses at once, while the agent loop
+  still generates others (the call-time keywords are the same; ``reward_kwargs`` win over them).
+
+So this module imports only `mapf_env` (installed beside verl), uses no relative imports, keeps
+no state between calls but two thread-safe caches of immutable values, and never runs the
+model's text: the response is parsed and verified as data.
 
 * ``ground_truth`` is ``reward_model.ground_truth`` of the row `mapf_env.export` wrote: the whole
   solved `Instance` as JSON, so the instance is rebuilt from the row alone. Parsed instances are
@@ -19,8 +27,8 @@ the model's text: the response is parsed and verified as data.
   grouping metrics; any value is accepted.
 * The result is `RewardBreakdown.as_dict()`: ``score`` (what verl trains on) plus the terms,
   ``valid``/``optimal`` flags and ``fail_<type>`` one-hots, the same keys for every response,
-  which verl's ``NaiveRewardManager`` keeps as ``reward_extra_info`` and averages in validation
-  metrics.
+  which both lines keep as ``reward_extra_info``, average in validation metrics and write into
+  the validation dump (`harness.backends.verl.layout`); 0.9.1's rollout dumps leave them out.
 
 The running valid rate (the reward's accuracy weight)
 -----------------------------------------------------

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.backends.base import BackendUnavailable
+from harness.backends.verl.versions import VerlLine
 
 GPU_EXTRA = 'pip install -e ".[gpu]"  (or: pip install "envdesign-bench[gpu]")'
 
@@ -40,6 +41,20 @@ PPO_ENV: dict[str, str] = {
 """verl 0.6.1's ``PPO_RAY_RUNTIME_ENV`` (verl/trainer/constants_ppo.py), which verl applies only
 to a Ray instance it starts itself; the harness sets them wherever it starts verl (a value
 already in this process's environment wins, as in verl)."""
+PPO_ENV_CURRENT: dict[str, str] = {
+    "TOKENIZERS_PARALLELISM": "true",
+    "NCCL_DEBUG": "WARN",
+    "VLLM_LOGGING_LEVEL": "WARN",
+    "VLLM_ALLOW_RUNTIME_LORA_UPDATING": "true",
+    "VLLM_DISABLE_COMPILE_CACHE": "1",
+    "HCCL_HOST_SOCKET_PORT_RANGE": "auto",
+    "HCCL_NPU_SOCKET_PORT_RANGE": "auto",
+    "HSA_NO_SCRATCH_RECLAIM": "1",
+}
+"""verl 0.9.1's unconditional ``PPO_RAY_RUNTIME_ENV``: it dropped the CUDA and NCCL settings
+above (``CUDA_DEVICE_MAX_CONNECTIONS=1`` it now sets only for Megatron on Ampere/Hopper; FSDP2
+must not have it) and disables vLLM's compile cache."""
+PPO_ENVS: dict[VerlLine, dict[str, str]] = {"0.6": PPO_ENV, "0.9": PPO_ENV_CURRENT}
 
 
 class VerlCommands(BaseModel):
@@ -87,6 +102,17 @@ class VerlRuntime(BaseModel):
     stop_grace_s: float = Field(
         30.0, ge=0, description="SIGTERM to SIGKILL, when a process group is stopped."
     )
+    verl_version: str | None = Field(
+        None,
+        description="The verl release the trainer runs (e.g. 0.6.1), which picks the overrides' "
+        "line; None = read from `commands.python`'s installed packages at launch. Set it where "
+        "the trainer's verl cannot be seen from here (a dry run of a cluster, a Ray cluster).",
+    )
+    flash_attn: bool | None = Field(
+        None,
+        description="Whether flash-attn is usable where the trainer runs (it imports and every "
+        "GPU has compute capability >= 8.0); None = probed with `commands.python` at launch.",
+    )
 
     @property
     def submits_jobs(self) -> bool:
@@ -111,7 +137,10 @@ class VerlRuntime(BaseModel):
             )
 
 
-def ppo_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """verl's process settings, less those `base` (default: this environment) already sets."""
+def ppo_environment(
+    base: Mapping[str, str] | None = None, line: VerlLine = "0.6"
+) -> dict[str, str]:
+    """The `line`'s verl process settings, less those `base` (default: this environment)
+    already sets."""
     present = os.environ if base is None else base
-    return {key: value for key, value in PPO_ENV.items() if key not in present}
+    return {key: value for key, value in PPO_ENVS[line].items() if key not in present}

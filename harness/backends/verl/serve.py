@@ -70,6 +70,8 @@ class VllmServer:
     def __init__(self, launch: Launch, port: int, name: str, *, grace_s: float = 30.0) -> None:
         self.launch, self.port, self.name, self.grace_s = launch, port, name, grace_s
         self.process: subprocess.Popen[bytes] | None = None
+        self.ready_seconds: float | None = None
+        """Start to ready (the model load, for the round's overhead budget)."""
 
     @property
     def root(self) -> str:
@@ -85,12 +87,14 @@ class VllmServer:
 
     def start(self, timeout_s: float, poll_s: float = 1.0) -> Endpoint:
         """Start the server and wait until it serves `name`; stop it on any failure."""
+        started = time.perf_counter()
         self.process = process.start(self.launch)
         try:
             self._wait(timeout_s, poll_s)
         except BaseException:
             self.stop()
             raise
+        self.ready_seconds = time.perf_counter() - started
         return self.endpoint
 
     def _wait(self, timeout_s: float, poll_s: float) -> None:

@@ -27,7 +27,7 @@ from mapf_env import RewardConfig
 VerlLogger = Literal[
     "console", "file", "tensorboard", "wandb", "mlflow", "swanlab", "clearml", "trackio"
 ]
-"""`trainer.logger` backends verl 0.6.1 accepts (`verl.utils.tracking.Tracking`)."""
+"""`trainer.logger` backends both verl 0.6.1 and 0.9.1 accept (`verl.utils.tracking.Tracking`)."""
 
 KlType = Literal["kl", "abs", "mse", "low_var_kl", "full"]
 """KL estimators of `actor.kl_loss_type` / `algorithm.kl_penalty` in verl 0.6.1."""
@@ -52,7 +52,9 @@ class VerlSettings(BaseModel):
         0.55, gt=0.0, le=1.0, description="Share of GPU memory vLLM may take during rollouts."
     )
     rollout_mode: Literal["sync", "async"] = Field(
-        "sync", description="verl's vLLM rollout: in-process SPMD (sync) or server (async)."
+        "sync",
+        description="verl's vLLM rollout: in-process SPMD (sync) or server (async). verl >= 0.7 "
+        "has only async: on its line sync is mapped to async, and the run's target says so.",
     )
 
     # --- data ------------------------------------------------------------------------------
@@ -94,7 +96,14 @@ class VerlSettings(BaseModel):
         True, description="actor_rollout_ref.model.enable_gradient_checkpointing."
     )
     use_remove_padding: bool = Field(
-        True, description="Pack sequences without padding (model.use_remove_padding)."
+        True,
+        description="Pack sequences without padding (model.use_remove_padding); needs "
+        "flash-attn, so it is switched off wherever the attention resolves to sdpa.",
+    )
+    attention: Literal["auto", "flash_attention_2", "sdpa"] = Field(
+        "auto",
+        description="Attention of the actor and reference models: auto = flash_attention_2 "
+        "where flash-attn imports and the GPU supports it, else sdpa (without padding removal).",
     )
     actor_param_offload: bool = Field(False, description="Actor FSDP parameter offload.")
     actor_optimizer_offload: bool = Field(False, description="Actor FSDP optimizer offload.")
@@ -150,6 +159,25 @@ class VerlSettings(BaseModel):
         "auto",
         description="auto: a crashed round resumes from its own latest checkpoint; a fresh "
         "round directory has none, so it starts from the given model.",
+    )
+    model_params: int | None = Field(
+        None,
+        ge=1,
+        description="The policy's parameter count, for the dry run's and `harness doctor`'s "
+        "disk and memory estimates where no local copy of the model tells it (files on disk "
+        "win: they are the model that will run).",
+    )
+    keep_training_state: bool = Field(
+        False,
+        description="Keep a finished round's FSDP shards, optimizer and extra state (about 48 "
+        "GB for a 4B model); by default only its Hugging Face weights are kept once the round's "
+        "model is saved -- all that the next round, the evaluation and `self` read.",
+    )
+    validate_in_verl: bool = Field(
+        True,
+        description="Take the round's validation answers from verl's own validation after "
+        "the last step (trainer.validation_data_dir) instead of a separate vLLM load; "
+        "False: a separate vLLM pass.",
     )
     keep_rollouts: bool = Field(
         False,

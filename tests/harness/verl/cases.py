@@ -1,11 +1,15 @@
-"""Shared data of the verl backend tests (plain helpers; fixtures live in conftest.py)."""
+"""Shared data and helpers of the verl backend tests (fixtures live in conftest.py)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from mapf_env import Instance
+from harness.backends.verl.runtime import VerlRuntime
+from harness.backends.verl.settings import VerlSettings
+from harness.backends.verl.target import VerlTarget, resolve_target
+from mapf_env import Instance, read_records, write_parquet
 
 REPO = Path(__file__).resolve().parents[3]
 GOLDEN = REPO / "tests" / "golden" / "responses"
@@ -31,3 +35,74 @@ def golden_cases() -> list[tuple[str, Instance, str]]:
         text = response if isinstance(response, str) else "\n".join(response)
         cases.append((data["name"], instance, text))
     return cases
+
+
+# --- against the installed verl (heavy imports inside: only test_verl_* modules call these) ---
+
+
+def config_dir() -> str:
+    """The installed verl's Hydra config directory."""
+    import verl
+
+    return str(Path(verl.__file__).resolve().parent / "trainer" / "config")
+
+
+def compose_verl(overrides: list[str]) -> Any:
+    """`overrides` composed with the installed verl's ``ppo_trainer`` config, as main_ppo does."""
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=config_dir(), version_base=None):
+        return compose(config_name="ppo_trainer", overrides=overrides)
+
+
+def installed_target(settings: VerlSettings, *, flash_attn: bool = True) -> VerlTarget:
+    """The target the backend resolves for the installed verl on a machine where flash-attn
+    is (or is not) usable: what `VerlBackend` builds its overrides for."""
+    import verl
+
+    runtime = VerlRuntime(verl_version=verl.__version__, flash_attn=flash_attn)
+    return resolve_target(settings, runtime)
+
+
+def reward_batch(cases: list[tuple[str, Instance, str]], tokenizer: Any, tmp_path: Path) -> Any:
+    """What the trainer hands the reward code after a rollout (a verl `DataProto`): left-padded
+    prompts, right-padded responses ending in EOS, one attention mask, and the parquet's
+    non-tensor columns, read back from a parquet the testbed wrote as verl's dataset reads it.
+    Returns the batch and each response's token count."""
+    import numpy as np
+    import torch
+    from verl import DataProto
+
+    path = tmp_path / "batch.parquet"
+    write_parquet([inst for _, inst, _ in cases], path)
+    rows = read_records(path)
+    prompts = [
+        tokenizer.apply_chat_template(
+            row["prompt"], add_generation_prompt=True, tokenize=True, return_dict=False
+        )
+        for row in rows
+    ]
+    responses = [[*tokenizer.encode(text), tokenizer.eos_token_id] for _, _, text in cases]
+    p_len, r_len = max(map(len, prompts)), max(map(len, responses))
+    pad = tokenizer.pad_token_id
+    prompt_ids = torch.tensor([[pad] * (p_len - len(p)) + p for p in prompts])
+    response_ids = torch.tensor([r + [pad] * (r_len - len(r)) for r in responses])
+    mask = torch.tensor(
+        [
+            [0] * (p_len - len(p)) + [1] * len(p) + [1] * len(r) + [0] * (r_len - len(r))
+            for p, r in zip(prompts, responses, strict=True)
+        ]
+    )
+    data = DataProto.from_dict(
+        tensors={
+            "prompts": prompt_ids,
+            "responses": response_ids,
+            "input_ids": torch.cat([prompt_ids, response_ids], dim=1),
+            "attention_mask": mask,
+        },
+        non_tensors={
+            key: np.array([row[key] for row in rows], dtype=object)
+            for key in ("data_source", "reward_model", "extra_info")
+        },
+    )
+    return data, [len(r) for r in responses]

@@ -11,14 +11,24 @@ per epoch, times total_epochs), resuming after ``latest_checkpointed_iteration.t
 * writes the step's metrics as verl's ``file`` logger does (``$VERL_FILE_LOGGER_PATH``, mode w),
   under verl 0.6.1's keys: the KL as ``actor/kl_loss`` only when it is in the loss, as
   ``actor/reward_kl_penalty`` only when it is in the reward;
+* with ``trainer.validation_data_dir`` and ``trainer.test_freq`` > 0, validates as
+  ``RayPPOTrainer._validate`` does at the last step and every ``test_freq`` steps (and at step 0
+  with ``val_before_train``): every row of ``data.val_files``, shuffled (0.9.1 orders the dump
+  by a random uid; the harness must match rows by ``gts``), answered by the stand-in policy
+  (`stand_in.py`, the one `fake_vllm.py` answers with) as the model the step saves, scored by
+  the reward function, dumped to ``<validation_data_dir>/<step>.jsonl`` with
+  ``_dump_generations``'s keys, and timed in the step's metrics as ``timing_s/testing``;
+  before the step's checkpoint, as in verl 0.6.1;
 * saves ``global_step_<N>/actor/huggingface/config.json`` and the tracker every ``save_freq``
   steps and at the last step, keeping ``max_actor_ckpt_to_keep`` checkpoints.
 
 Each start is appended to ``<default_local_dir>/fake_verl_calls.jsonl`` (the model it started
-from, the reward's valid rate, the first step, the environment verl would see).
+from, the reward's valid rate, the first step, the validation settings, the environment verl
+would see). Like verl, it opens the file logger's file only once it has "loaded".
 ``FAKE_VERL_CRASH_AT=<step>`` exits with code 3 after logging that step, before saving it:
 once (a marker file beside the calls file remembers it), or every time with
-``FAKE_VERL_CRASH_ALWAYS=1``.
+``FAKE_VERL_CRASH_ALWAYS=1``. ``FAKE_VERL_SKIP_DUMP_AT=<step>`` writes no rollout dump for that
+step (a dump lost, as a full disk would lose it).
 """
 
 from __future__ import annotations
@@ -26,14 +36,18 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import random
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
+from stand_in import answer
 
 from mapf_env import read_parquet, reference_answer
+from mapf_env.export import instance_from_record, read_records
 
 WATCHED_ENV = (
     "NCCL_CUMEM_ENABLE",
@@ -74,6 +88,41 @@ def load_reward(cfg: dict[str, Any]) -> Any:
     return getattr(module, cfg["custom_reward_function.name"])
 
 
+def validates(cfg: dict[str, Any], step: int, total: int) -> bool:
+    """Whether verl validates after `step` (``ray_trainer.fit``'s conditions)."""
+    if not cfg.get("trainer.validation_data_dir"):
+        return False
+    if step == 0:
+        return bool(cfg.get("trainer.val_before_train", True))
+    freq = int(cfg.get("trainer.test_freq", -1))
+    return freq > 0 and (step == total or step % freq == 0)
+
+
+def validate(cfg: dict[str, Any], step: int, compute_score: Any, kwargs: dict[str, Any]) -> float:
+    """`_validate` and `_dump_generations`: the dump of `step`, and the seconds it took."""
+    started = time.perf_counter()
+    records = read_records(cfg["data.val_files"])
+    random.Random(cfg.get("data.seed", 1) + step).shuffle(records)  # the shuffling dataloader
+    model = str(Path(cfg["trainer.default_local_dir"]) / f"global_step_{step}" / "actor"
+                / "huggingface")  # fmt: skip
+    n = int(cfg.get("actor_rollout_ref.rollout.val_kwargs.n", 1))
+    lines = []
+    for record in records:
+        truth = record["reward_model"]["ground_truth"]
+        text = answer(model, instance_from_record(record))
+        for _ in range(n):
+            info = record["extra_info"]
+            score = compute_score(record["data_source"], text, truth, info, **kwargs)
+            row = {"input": "\n".join(m["content"] for m in record["prompt"]), "output": text,
+                   "gts": truth, "score": score["score"], "step": step, "reward": score["score"],
+                   **score}  # fmt: skip
+            lines.append(json.dumps(row, ensure_ascii=False))
+    out = Path(cfg["trainer.validation_data_dir"])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{step}.jsonl").write_text("\n".join(lines) + "\n")
+    return time.perf_counter() - started
+
+
 def main(argv: list[str]) -> int:
     cfg = overrides(argv)
     kwargs = {
@@ -101,6 +150,12 @@ def main(argv: list[str]) -> int:
         "start": start,
         "seed": cfg["data.seed"],
         "logger": cfg["trainer.logger"],
+        "validation": {
+            "dir": cfg.get("trainer.validation_data_dir"),
+            "test_freq": cfg.get("trainer.test_freq", -1),
+            "do_sample": cfg.get("actor_rollout_ref.rollout.val_kwargs.do_sample", False),
+            "n": cfg.get("actor_rollout_ref.rollout.val_kwargs.n", 1),
+        },
         "env": {k: os.environ.get(k) for k in WATCHED_ENV},
     }
     with open(ckpt / "fake_verl_calls.jsonl", "a") as f:
@@ -114,6 +169,8 @@ def main(argv: list[str]) -> int:
     crash_at = int(os.environ.get("FAKE_VERL_CRASH_AT", "0"))
     marker = ckpt / "fake_verl_crashed"
     logger = open(os.environ["VERL_FILE_LOGGER_PATH"], "w")  # noqa: SIM115 (as verl: mode w)
+    if start == 1 and validates(cfg, 0, total):
+        validate(cfg, 0, compute_score, kwargs)
     for step in range(start, total + 1):
         epoch = (step - 1) // per_epoch
         lo = ((step - 1) % per_epoch) * batch
@@ -124,7 +181,8 @@ def main(argv: list[str]) -> int:
                 score = compute_score("mapf_frozenlake", text, inst.model_dump_json(), {}, **kwargs)
                 scores.append(score["score"])
                 lines.append(json.dumps({"input": "...", "output": text, **score, "step": step}))
-        (rollouts / f"{step}.jsonl").write_text("\n".join(lines) + "\n")
+        if step != int(os.environ.get("FAKE_VERL_SKIP_DUMP_AT", "0")):
+            (rollouts / f"{step}.jsonl").write_text("\n".join(lines) + "\n")
         metrics = {
             "critic/score/mean": sum(scores) / len(scores),
             "actor/pg_loss": -0.5 / step,
@@ -139,6 +197,8 @@ def main(argv: list[str]) -> int:
         if cfg["algorithm.use_kl_in_reward"]:  # ray_trainer.apply_kl_penalty
             metrics["actor/reward_kl_penalty"] = 0.002 * step
             metrics["actor/reward_kl_penalty_coeff"] = cfg["algorithm.kl_ctrl.kl_coef"]
+        if validates(cfg, step, total):  # after the update, before the checkpoint (0.6.1)
+            metrics["timing_s/testing"] = validate(cfg, step, compute_score, kwargs)
         logger.write(json.dumps({"step": step, "data": metrics}) + "\n")
         if step == crash_at and (os.environ.get("FAKE_VERL_CRASH_ALWAYS") or not marker.exists()):
             marker.touch()

@@ -1,9 +1,9 @@
 """Stand-ins for vLLM: ``fake_vllm.py generate REQUEST`` and ``fake_vllm.py serve MODEL ...``.
 
-generate: answers through `harness.backends.verl.generate.main` -- the same request, prompts and
-answers files as the real generator -- with the reference (optimal) plan for instances of the
-validation suite whose id ends in an even digit, prose for the rest. Each request is appended
-to ``$FAKE_VLLM_LOG``.
+generate: answers through `harness.backends.verl.generate.main` -- the same request, prompts,
+answers and timings files as the real generator -- with the stand-in policy of `stand_in.py`
+(whose text names the model) for instances of the validation suite, prose for prompts it does
+not know. Each request is appended to ``$FAKE_VLLM_LOG``.
 
 serve: parses ``vllm serve``'s flags (vLLM 0.11.0 names), and serves the scripted
 OpenAI-compatible app of tests/designers/openai_server.py on ``--host``/``--port`` under
@@ -27,8 +27,10 @@ from pathlib import Path
 # package some dependency installs into site-packages would shadow this repository's)
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "designers"))
 
-from harness.backends.verl.generate import GenerateRequest, Messages, main
-from mapf_env import load_suite, reference_answer, render_prompt
+from stand_in import answer
+
+from harness.backends.verl.generate import Engine, GenerateRequest, Messages, main
+from mapf_env import load_suite, render_prompt
 
 
 def note(entry: dict[str, object]) -> None:
@@ -38,18 +40,17 @@ def note(entry: dict[str, object]) -> None:
             f.write(json.dumps(entry) + "\n")
 
 
-def fake_model(request: GenerateRequest, conversations: list[Messages]) -> list[list[str]]:
+def fake_loader(request: GenerateRequest) -> Engine:
     note({"generate": request.model_dump(mode="json")})
     known = {}
     for item in load_suite("validation").items:
         known[render_prompt(item.instance)[-1]["content"]] = item.instance
-    answers = []
-    for messages in conversations:
-        inst = known.get(messages[-1]["content"])
-        good = inst is not None and inst.id is not None and int(inst.id[-1]) % 2 == 0
-        text = reference_answer(inst) if good and inst is not None else "No plan, sorry."
-        answers.append([f"<think>\nthinking\n</think>\n{text}"] * request.n)
-    return answers
+
+    def engine(conversations: list[Messages]) -> list[list[str]]:
+        return [[answer(request.model, known.get(m[-1]["content"]))] * request.n
+                for m in conversations]  # fmt: skip
+
+    return engine
 
 
 def serve(args: list[str]) -> int:
@@ -85,7 +86,7 @@ def serve(args: list[str]) -> int:
 if __name__ == "__main__":
     command, *rest = sys.argv[1:]
     if command == "generate":
-        raise SystemExit(main(rest, model=fake_model))
+        raise SystemExit(main(rest, load=fake_loader))
     if command == "serve":
         raise SystemExit(serve(rest))
     raise SystemExit(f"unknown command {command!r}")

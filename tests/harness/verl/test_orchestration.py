@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from harness.backends.verl.runtime import PPO_ENV, VerlCommands, VerlRuntime
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
-from mapf_env import ConfigError, EnvConfig, generate
+from mapf_env import ConfigError
 from tests.designers.openai_server import FAST
 
 HERE = Path(__file__).resolve().parent
@@ -76,15 +77,23 @@ def runtime(**changes: Any) -> VerlRuntime:
         job_python=python,
         requires=(),
     )
-    return VerlRuntime(commands=commands, poll_s=0.05, stop_grace_s=5.0, **changes)
+    # the stand-ins play verl 0.6.1 on a machine without flash-attn (so nothing is probed)
+    machine: dict[str, Any] = {"verl_version": "0.6.1", "flash_attn": False}
+    return VerlRuntime(commands=commands, poll_s=0.05, stop_grace_s=5.0, **{**machine, **changes})
 
 
 @pytest.fixture
 def logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    return fake_logs(tmp_path, monkeypatch)
+
+
+def fake_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """The stand-ins' call logs, and none of their scripted failures."""
     paths = {"vllm": tmp_path / "fake-vllm.jsonl", "ray": tmp_path / "fake-ray.jsonl"}
     monkeypatch.setenv("FAKE_VLLM_LOG", str(paths["vllm"]))
     monkeypatch.setenv("FAKE_RAY_LOG", str(paths["ray"]))
-    for name in ("FAKE_VERL_CRASH_AT", "FAKE_VERL_CRASH_ALWAYS", "FAKE_VLLM_SERVE_FAIL"):
+    for name in ("FAKE_VERL_CRASH_AT", "FAKE_VERL_CRASH_ALWAYS", "FAKE_VERL_SKIP_DUMP_AT",
+                 "FAKE_VLLM_SERVE_FAIL"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
     return paths
 
@@ -107,17 +116,13 @@ def alive(pid: int) -> bool:
     return True
 
 
-@pytest.fixture(scope="module")
-def data() -> tuple[Any, ...]:
-    return generate(EnvConfig.uniform(samples=16), seed=1, workers=1).instances
-
-
 # --- the whole loop -------------------------------------------------------------------------
 
 
 def test_two_rounds_of_the_self_designer_end_to_end(tmp_path: Path, logs: dict[str, Path]) -> None:
     pytest.importorskip("litellm", reason="the self designer asks its model through LiteLLM")
-    exp = experiment()
+    # every evaluation by vLLM (test_validation_dump: the rounds' from verl's own validation)
+    exp = experiment(verl={**SMALL["verl"], "validate_in_verl": False})  # type: ignore[dict-item]
     run = RunDir(tmp_path / "runs", exp, "self", 0)
     backend = VerlBackend(exp, run.path, runtime())
     assert isinstance(backend, ServingBackend)
@@ -217,6 +222,21 @@ def test_a_crashed_attempt_resumes_from_the_rounds_latest_checkpoint(
     assert len(list((backend.round_dir(0) / "metrics").glob("attempt-*.jsonl"))) == 2
     assert "crashing at step 6" in (backend.round_dir(0) / "train.log").read_text()
     assert backend.rounds_done == 1 and backend.running.value > 0
+
+
+def test_a_step_without_its_rollout_dump_is_marked_and_shown_with_the_round(
+    tmp_path: Path, logs: dict[str, Path], monkeypatch: pytest.MonkeyPatch, data: Any
+) -> None:
+    monkeypatch.setenv("FAKE_VERL_SKIP_DUMP_AT", "3")
+    backend = VerlBackend(experiment(), tmp_path / "run" / "self" / "seed-0", runtime())
+    training = backend.train_round(data, epochs=2, seed=3)
+    assert len(training.steps) == STEPS
+    rows = entries(backend.round_dir(0) / "steps.jsonl")
+    estimated = {row["step"] for row in rows if row["valid_rate_estimated"]}
+    assert estimated == {2}  # verl's step 3 is the round's third step, numbered from 0
+    [note] = backend.take_overhead().notes
+    assert note == (f"round 0: 1 of {STEPS} step(s) took the running valid rate (their rollout "
+                    "dumps were missing or unfinished): steps [2]")  # fmt: skip
 
 
 def test_an_attempt_without_progress_is_not_retried_again(
@@ -339,10 +359,11 @@ def test_generation_files_round_trip_and_mismatches_are_named(tmp_path: Path) ->
                               tensor_parallel=1, gpu_memory_utilization=0.5)  # fmt: skip
     write_prompts(request.prompts, [("a", [{"role": "user", "content": "x"}]), ("b", [])])
 
-    def echo(r: GenerateRequest, convs: list[Any]) -> list[list[str]]:
-        return [[str(len(c))] * r.n for c in convs]
+    def echo(r: GenerateRequest) -> Callable[[list[Any]], list[list[str]]]:
+        return lambda convs: [[str(len(c))] * r.n for c in convs]
 
-    answer_all(request, echo)
+    timings = answer_all(request, echo)
+    assert timings.prompts == 2 and request.timings is None
     assert read_answers(request.answers, ["a", "b"], 2) == [["1", "1"], ["0", "0"]]
     with pytest.raises(ValueError, match="other prompts"):
         read_answers(request.answers, ["b", "a"], 2)

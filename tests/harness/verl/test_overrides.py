@@ -15,10 +15,12 @@ import pytest
 from pydantic import ValidationError
 
 from harness.backends.verl import (
+    DUMP_KEYS,
     REWARD_MODULE,
     RoundInputs,
     VerlSettings,
     build_overrides,
+    dump_file,
     final_hf_model,
     hf_model_dir,
     hydra_value,
@@ -27,6 +29,8 @@ from harness.backends.verl import (
     plan_round,
     shell_command,
 )
+from harness.backends.verl.runtime import VerlRuntime
+from harness.backends.verl.target import VerlTarget, resolve_target
 from harness.experiment import ExperimentConfig
 from mapf_env import ConfigError, Instance, RewardConfig, reward
 from tests.harness.verl.cases import PAPER_PRESET, golden_cases
@@ -64,7 +68,9 @@ def test_paper_preset_is_the_papers_recipe(paper: ExperimentConfig) -> None:
     assert paper.backend == "verl" and paper.policy == "Qwen/Qwen3-4B"
     assert (paper.rounds, paper.samples_per_round, paper.epochs_per_round) == (3, 4000, 3)
     assert (paper.grpo.group_size, paper.grpo.learning_rate, paper.grpo.kl_coef) == (8, 2e-6, 1e-3)
-    assert paper.verl == VerlSettings()  # the preset spells out the defaults
+    # the preset spells out the defaults, and states the policy's size for the estimates
+    assert paper.verl is not None and paper.verl.model_params == 4_022_468_096
+    assert paper.verl.model_copy(update={"model_params": None}) == VerlSettings()
 
 
 def test_preset_round_trips_and_takes_overrides(paper: ExperimentConfig, tmp_path: Path) -> None:
@@ -237,6 +243,75 @@ def test_extra_overrides_come_last_and_resume_mode_per_round(
 def test_the_cpu_policy_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="policy 'mlp' is the CPU learner's"):
         build_overrides(ExperimentConfig(), VerlSettings(), inputs(tmp_path))
+
+
+def target(line: str = "0.6", flash_attn: bool = True, **settings: Any) -> VerlTarget:
+    version = {"0.6": "0.6.1", "0.9": "0.9.1"}[line]
+    machine = VerlRuntime(verl_version=version, flash_attn=flash_attn)
+    return resolve_target(VerlSettings(**settings), machine)
+
+
+ATTENTION = "+actor_rollout_ref.model.override_config.attn_implementation"
+PADDING = "actor_rollout_ref.model.use_remove_padding"
+
+
+def test_attention_and_padding_follow_the_target(paper: ExperimentConfig, tmp_path: Path) -> None:
+    plain = as_dict(build_overrides(paper, VerlSettings(), inputs(tmp_path)))
+    assert (plain[ATTENTION], plain[PADDING]) == ("flash_attention_2", "true")  # the paper's
+    no_flash = target(flash_attn=False)
+    got = as_dict(build_overrides(paper, VerlSettings(), inputs(tmp_path), target=no_flash))
+    assert (got[ATTENTION], got[PADDING]) == ("sdpa", "false")
+    sdpa = as_dict(build_overrides(paper, VerlSettings(attention="sdpa"), inputs(tmp_path)))
+    assert (sdpa[ATTENTION], sdpa[PADDING]) == ("sdpa", "false")
+    unpacked = VerlSettings(use_remove_padding=False)
+    packed = target(use_remove_padding=False)
+    off = as_dict(build_overrides(paper, unpacked, inputs(tmp_path), target=packed))
+    assert (off[ATTENTION], off[PADDING]) == ("flash_attention_2", "false")
+
+
+def test_validation_inside_verl(paper: ExperimentConfig, tmp_path: Path) -> None:
+    """Once, after the round's last step (93 = 31 steps x 3 epochs), greedy, dumped."""
+    where = inputs(tmp_path, validation_dir=tmp_path / "val")
+    got = as_dict(build_overrides(paper, VerlSettings(), where))
+    validation = ("trainer.test_freq", "trainer.val", "actor_rollout_ref.rollout.val_kwargs")
+    assert {k: v for k, v in got.items() if k.startswith(validation)} == {
+        "trainer.test_freq": "93",
+        "trainer.val_before_train": "false",
+        "actor_rollout_ref.rollout.val_kwargs.do_sample": "false",
+        "actor_rollout_ref.rollout.val_kwargs.temperature": "0.0",
+        "actor_rollout_ref.rollout.val_kwargs.top_p": "1.0",
+        "actor_rollout_ref.rollout.val_kwargs.top_k": "-1",
+        "actor_rollout_ref.rollout.val_kwargs.n": "1",
+        "trainer.validation_data_dir": str(tmp_path / "val"),
+    }
+    off = as_dict(build_overrides(paper, VerlSettings(), inputs(tmp_path)))
+    assert off["trainer.test_freq"] == "-1" and "trainer.validation_data_dir" not in off
+    assert not any("val_kwargs" in k for k in off)
+
+
+def test_the_current_line_moves_the_reward_and_rolls_out_async(
+    paper: ExperimentConfig, tmp_path: Path
+) -> None:
+    assert paper.verl is not None
+    old = as_dict(build_overrides(paper, paper.verl, inputs(tmp_path), target=target("0.6")))
+    new = as_dict(build_overrides(paper, paper.verl, inputs(tmp_path), target=target("0.9")))
+    moved = {k.replace("custom_reward_function", "reward.custom_reward_function", 1): v
+             for k, v in old.items() if "custom_reward_function" in k}  # fmt: skip
+    assert {k: new[k] for k in moved} == moved
+    assert not any(k.lstrip("+").startswith("custom_reward_function") for k in new)
+    assert (old["actor_rollout_ref.rollout.mode"], new["actor_rollout_ref.rollout.mode"]) == (
+        "sync",
+        "async",
+    )
+    rest = {k: v for k, v in old.items() if "custom_reward_function" not in k}
+    assert {k: new[k] for k in rest if k != "actor_rollout_ref.rollout.mode"} == {
+        k: v for k, v in rest.items() if k != "actor_rollout_ref.rollout.mode"
+    }
+
+
+def test_dump_files_are_named_by_step(tmp_path: Path) -> None:
+    assert dump_file(tmp_path, 93) == tmp_path / "93.jsonl"
+    assert set(DUMP_KEYS) == {"input", "output", "gts", "score", "step"}
 
 
 def test_relative_paths_become_absolute(paper: ExperimentConfig) -> None:

@@ -1,4 +1,5 @@
-"""The reward entry point driven through verl 0.6.1's own reward manager.
+"""The reward entry point driven through verl 0.6.1's own reward manager (the 0.6 line only:
+verl 0.9's trainer scores through its reward loop, ``test_verl_current_reward_loop.py``).
 
 The reward manager is built exactly as ``verl.trainer.main_ppo`` builds it -- `load_reward_manager`
 on the Hydra config our overrides compose -- and called on a hand-built `DataProto` holding
@@ -11,28 +12,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-import torch
-import verl
-from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
-from verl import DataProto
 from verl.trainer.ppo.reward import compute_reward, load_reward_manager
 from verl.workers.reward_manager.naive import NaiveRewardManager
 
 from harness.backends.verl import RoundInputs, VerlSettings, build_overrides
 from harness.experiment import ExperimentConfig
-from mapf_env import Instance, RewardConfig, read_records, reward, write_parquet
+from mapf_env import Instance, RewardConfig, reward
+from tests.harness.verl.cases import compose_verl, installed_target, reward_batch
 
-CONFIG_DIR = str(Path(verl.__file__).resolve().parent / "trainer" / "config")
 VALID_RATE = 0.4
 REWARD = RewardConfig(gap_coef=0.5, budget_tokens=64, w_min=0.6)
-
-
-def composed(overrides: list[str]) -> DictConfig:
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base=None):
-        return compose(config_name="ppo_trainer", overrides=overrides)
 
 
 def round_config(
@@ -47,51 +38,13 @@ def round_config(
         valid_rate=VALID_RATE,
     )
     settings = VerlSettings(reward=REWARD, extra_overrides=extra)
-    return composed(build_overrides(paper, settings, inputs))
+    target = installed_target(settings)
+    return compose_verl(build_overrides(paper, settings, inputs, target=target))
 
 
 @pytest.fixture
 def config(paper: ExperimentConfig, round_files: tuple[Path, Path], tmp_path: Path) -> DictConfig:
     return round_config(paper, round_files, tmp_path)
-
-
-def batch(
-    cases: list[tuple[str, Instance, str]], tokenizer: Any, tmp_path: Path
-) -> tuple[DataProto, list[int]]:
-    """What the trainer hands the reward manager after a rollout: left-padded prompts,
-    right-padded responses ending in EOS, one attention mask, and the parquet's non-tensor
-    columns. Rows come from a parquet the testbed wrote, read back as verl's dataset reads it."""
-    path = tmp_path / "batch.parquet"
-    write_parquet([inst for _, inst, _ in cases], path)
-    rows = read_records(path)
-    prompts = [
-        tokenizer.apply_chat_template(row["prompt"], add_generation_prompt=True, tokenize=True)
-        for row in rows
-    ]
-    responses = [[*tokenizer.encode(text), tokenizer.eos_token_id] for _, _, text in cases]
-    p_len, r_len = max(map(len, prompts)), max(map(len, responses))
-    pad = tokenizer.pad_token_id
-    prompt_ids = torch.tensor([[pad] * (p_len - len(p)) + p for p in prompts])
-    response_ids = torch.tensor([r + [pad] * (r_len - len(r)) for r in responses])
-    mask = torch.tensor(
-        [
-            [0] * (p_len - len(p)) + [1] * len(p) + [1] * len(r) + [0] * (r_len - len(r))
-            for p, r in zip(prompts, responses, strict=True)
-        ]
-    )
-    data = DataProto.from_dict(
-        tensors={
-            "prompts": prompt_ids,
-            "responses": response_ids,
-            "input_ids": torch.cat([prompt_ids, response_ids], dim=1),
-            "attention_mask": mask,
-        },
-        non_tensors={
-            key: np.array([row[key] for row in rows], dtype=object)
-            for key in ("data_source", "reward_model", "extra_info")
-        },
-    )
-    return data, [len(r) for r in responses]
 
 
 @pytest.mark.usefixtures("fresh_reward_module")
@@ -103,7 +56,7 @@ def test_scores_through_verls_reward_manager_equal_the_testbeds_reward(
 ) -> None:
     manager = load_reward_manager(config, tokenizer, num_examine=0)
     assert isinstance(manager, NaiveRewardManager)
-    data, lengths = batch(scored_cases, tokenizer, tmp_path)
+    data, lengths = reward_batch(scored_cases, tokenizer, tmp_path)
     out = manager(data, return_dict=True)
     assert isinstance(out, dict)
     scores, extra = out["reward_tensor"], out["reward_extra_info"]
@@ -133,7 +86,7 @@ def test_the_trainers_compute_reward_path(
     """`compute_reward` is what RayPPOTrainer.fit calls each step (it falls back to a bare
     tensor, dropping the extra info, if the dict call raises: it must not)."""
     manager = load_reward_manager(config, tokenizer, num_examine=1)
-    data, _ = batch(scored_cases[:6], tokenizer, tmp_path)
+    data, _ = reward_batch(scored_cases[:6], tokenizer, tmp_path)
     tensor, extra = compute_reward(data, manager)
     assert tensor.shape == data.batch["responses"].shape
     assert set(extra) >= {"score", "valid", "optimal", "accuracy_weight"}
@@ -151,6 +104,6 @@ def test_a_typo_in_the_reward_settings_stops_the_run(
     typo = "+custom_reward_function.reward_kwargs.gap_coeff=1.0"
     config = round_config(paper, round_files, tmp_path, typo)
     manager = load_reward_manager(config, tokenizer, num_examine=0)
-    data, _ = batch(scored_cases[:2], tokenizer, tmp_path)
+    data, _ = reward_batch(scored_cases[:2], tokenizer, tmp_path)
     with pytest.raises(ValueError, match="gap_coeff"):
         manager(data, return_dict=True)

@@ -1,0 +1,148 @@
+"""`bundle_runs`: finished runs, their stored answers and a manifest, in one file to send.
+
+A bundle holds, per run, exactly what boards and the site read from a run directory --
+`run.json` and `result.json`, and per round `round.json`, `config.yaml` and `curves.jsonl`
+(`leaderboards.site.runs`: the site links them on the run's page) -- plus the run's stored
+benchmark answers, which are what make it checkable: `verify_bundle` re-scores them.
+Checkpoints never travel. Runs without stored answers (recorded before answers were kept)
+cannot be re-scored by anyone, so they are refused rather than bundled unverifiable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.answers import AnswersError, answers_blob, answers_file
+from harness.run_files import RESULT_FILE
+from leaderboards.bundles.archive import write_archive
+from leaderboards.bundles.errors import BundleError
+from leaderboards.bundles.manifest import (
+    BUNDLE_FORMAT,
+    RUNS_DIR,
+    BundleFile,
+    BundleManifest,
+    BundleRun,
+    BundleSuite,
+    run_name,
+)
+from leaderboards.readers import LoadedRun, load_runs
+from leaderboards.site.runs import RAW_FILES, ROUND_FILES
+from mapf_env.provenance import git_commit, package_version
+
+
+@dataclass(frozen=True)
+class BundleSummary:
+    """A written bundle: where, what its manifest says, and how many bytes it took."""
+
+    path: Path
+    manifest: BundleManifest
+    size: int
+
+
+def bundle_runs(paths: Sequence[Path], out: Path) -> BundleSummary:
+    """Bundle every finished run at or under `paths` into `out` (written atomically).
+
+    Any run that is unfinished, unreadable or stores no answers refuses the whole bundle
+    (`LeaderboardError`, one line naming the runs), so nothing is left out quietly.
+    """
+    runs = load_runs(paths, strict=True)
+    _refuse_unanswered(runs)
+    members: dict[str, bytes] = {}
+    entries: dict[str, BundleRun] = {}
+    suites: dict[str, BundleSuite] = {}
+    for run in runs:
+        entry = _entry(run)
+        if entry.name in entries:
+            raise BundleError(
+                f"two runs would both be {entry.name} in the bundle (the second is {run.path}): "
+                "bundle one of them"
+            )
+        entries[entry.name] = entry
+        for relative, data in _run_files(run).items():
+            members[f"{RUNS_DIR}/{entry.name}/{relative}"] = data
+        _add_suites(suites, run)
+    manifest = BundleManifest(
+        format_version=BUNDLE_FORMAT,
+        package_version=package_version(),
+        git_commit=git_commit(),
+        runs=tuple(entries[name] for name in sorted(entries)),
+        suites=tuple(suites[name] for name in sorted(suites)),
+        files={
+            name: BundleFile(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+            for name, data in sorted(members.items())
+        },
+    )
+    blob = write_archive(out, manifest, members)
+    return BundleSummary(out, manifest, len(blob))
+
+
+def _refuse_unanswered(runs: Sequence[LoadedRun]) -> None:
+    unanswered = [run.name for run in runs if not run.record.answers_sha256]
+    if unanswered:
+        raise BundleError(
+            f"{len(unanswered)} of {len(runs)} runs store no benchmark answers (recorded before "
+            f"answers were kept), so their verdicts cannot be re-scored: {', '.join(unanswered)}; "
+            "run them again with this version, or leave them out"
+        )
+
+
+def _entry(run: LoadedRun) -> BundleRun:
+    record = run.record
+    return BundleRun(
+        name=run_name(record, run.path.name),
+        kind=record.kind,
+        designer=record.designer,
+        seed=record.seed,
+        experiment=str(record.experiment.get("name", "")),
+    )
+
+
+def _run_files(run: LoadedRun) -> dict[str, bytes]:
+    """What the bundle carries of one run, by path relative to its directory."""
+    record = run.record
+    if set(record.answers_sha256) != set(record.suites):
+        raise BundleError(
+            f"{run.name}: {RESULT_FILE} stores answers for suites "
+            f"{', '.join(sorted(record.answers_sha256))} but has results for "
+            f"{', '.join(sorted(record.suites))} (edited or damaged); run it again"
+        )
+    names = [name for name in RAW_FILES if (run.path / name).is_file()]
+    names += [f"round-{r.round:03d}/{name}" for r in record.rounds for name in ROUND_FILES
+              if (run.path / f"round-{r.round:03d}" / name).is_file()]  # fmt: skip
+    files = {name: _read(run.path / name) for name in names}
+    for suite, sha256 in sorted(record.answers_sha256.items()):
+        try:
+            files[answers_file(suite)] = answers_blob(run.path, suite, sha256)
+        except AnswersError as err:
+            raise BundleError(f"{err} (damaged or edited); run the run's benchmarks again "
+                              "before bundling it") from None  # fmt: skip
+    return files
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise BundleError(f"{path} cannot be read ({err.strerror or err})") from None
+
+
+def _add_suites(suites: dict[str, BundleSuite], run: LoadedRun) -> None:
+    """The suites the run was scored on; every run of a bundle must share their versions."""
+    for name, result in run.record.suites.items():
+        if result.suite_version is None or result.content_sha256 is None:
+            raise BundleError(
+                f"{run.name}: suite {name} names no suite version or content checksum (an older "
+                "record); run it again with this version to bundle it"
+            )
+        entry = BundleSuite(name=name, version=result.suite_version,
+                            content_sha256=result.content_sha256)  # fmt: skip
+        known = suites.setdefault(name, entry)
+        if known != entry:
+            raise BundleError(
+                f"{run.name} was scored on suite {name} version {entry.version} (content "
+                f"{entry.content_sha256[:12]}) but another run on version {known.version} "
+                f"({known.content_sha256[:12]}): bundle runs of one benchmark version"
+            )

@@ -1,0 +1,174 @@
+"""The controls that bracket a board: can this budget tell designers apart at all?
+
+Two built-in designers bracket every comparison: `harder` (the negative control, training on
+what the paper warns against) and `matched` (the positive control, a fixed configuration
+matching the benchmarks' own mix). With the fixed `random` configuration they give:
+
+- **Normalised score**: per designer and metric, `(x - random) / (matched - random)` on the
+  overall Sums, so random is 0 and matched 1. Its interval is the percentile interval of that
+  ratio over resamples. Where the designer, random and matched ran the same seeds, numerator and
+  denominator are the paired deltas against random (`leaderboards.deltas.paired_reps`: one seed
+  draw of random's, shared by both, and instances resampled answer by answer); otherwise they
+  are differences of each designer's own resampled Sums (independent draws). Where matched does
+  not beat random beyond its 95% interval, the scale's unit is noise: a score of -43 would only
+  say that the denominator is near 0, so there are no scores, and a note says why (the
+  sensitivity line still tells whether the budget separates designers). With one seed nothing
+  has an interval: the scores are given, each with the one-seed note.
+- **Sensitivity**: matched minus harder, the overall Sum's delta (`baseline_deltas`), per
+  metric. A budget whose sensitivity interval includes 0 cannot rank designers.
+
+A control missing from the ranked runs is named in `Controls.note` with the preset that runs
+all three.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from statistics import mean
+
+import numpy as np
+
+from leaderboards.board import Controls, NormalisedScore
+from leaderboards.bootstrap import ONE_SEED, Floats, interval
+from leaderboards.deltas import baseline_deltas, paired_reps
+from leaderboards.groups import Group, overall_reps, pct
+from leaderboards.metrics import METRICS, SHORT, Metric
+
+ZERO, POSITIVE, NEGATIVE = "random", "matched", "harder"
+RUN_CONTROLS = "run `harness compare --preset controls` (random, matched and harder)"
+DIGITS = 4
+
+
+def board_controls(groups: Sequence[Group], suites: list[str], resamples: int) -> Controls | None:
+    """The controls of the ranked `groups` (board order); None when none is a designer."""
+    designers = [g for g in groups if g.kind == "designer"]
+    if not designers:
+        return None
+    named = {g.designer: g for g in designers}
+    zero, one, neg = named.get(ZERO), named.get(POSITIVE), named.get(NEGATIVE)
+    notes: list[str] = []
+    normalised: list[NormalisedScore] = []
+    if zero is None or one is None:
+        notes.append(f"no normalised scores: {_missing((ZERO, zero), (POSITIVE, one))}")
+    else:
+        unclear: list[str] = []  # metrics whose scale is noise, with matched - random's interval
+        for metric in METRICS:
+            if all(one.has(s, metric) for s in suites):
+                normalised.extend(_scores(designers, zero, one, suites, metric, resamples, notes,
+                                          unclear))  # fmt: skip
+        if unclear:
+            notes.append(f"no normalised scores for {_rates(unclear)}: {POSITIVE} does not beat "
+                         f"{ZERO} beyond its 95% interval ({'; '.join(unclear)} points), so the "
+                         "scale has no length at this budget")  # fmt: skip
+    sensitivity = {}
+    if one is None or neg is None:
+        notes.append(f"no sensitivity line: {_missing((POSITIVE, one), (NEGATIVE, neg))}")
+    else:
+        overall = baseline_deltas(one, neg, suites, resamples)[1]
+        sensitivity = {str(m): d for m in METRICS if (d := overall.get(m)) is not None}
+    if None in (zero, one, neg):
+        notes.append(RUN_CONTROLS)
+    return Controls(normalised=tuple(normalised), sensitivity=sensitivity,
+                    note="; ".join(notes) or None)  # fmt: skip
+
+
+def _rates(unclear: list[str]) -> str:
+    """'valid and opt. SOC' from the fragments 'valid -0.8 to +1.5', ..."""
+    names = [part.rsplit(" ", 3)[0] for part in unclear]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _missing(*controls: tuple[str, Group | None]) -> str:
+    """'matched' is not among the ranked runs (or 'matched' and 'harder' are)."""
+    names = [repr(name) for name, g in controls if g is None]
+    return f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} not among the ranked runs"
+
+
+def _scores(
+    designers: list[Group],
+    zero: Group,
+    one: Group,
+    suites: list[str],
+    metric: Metric,
+    resamples: int,
+    notes: list[str],
+    unclear: list[str],
+) -> list[NormalisedScore]:
+    """Every designer's normalised `metric`; none (and a note) when matched does not beat random."""
+    low_end, high_end = _overall(zero, suites, metric), _overall(one, suites, metric)
+    if high_end <= low_end:
+        notes.append(f"no normalised {SHORT[metric]} score: {POSITIVE} ({pct(high_end):.1f}) "
+                     f"does not beat {ZERO} ({pct(low_end):.1f})")  # fmt: skip
+        return []
+    spread = _differences(one, zero, suites, metric, resamples)
+    why = ONE_SEED if spread is None else None
+    if spread is not None and interval(spread)[0] <= 0:
+        low, high = interval(spread)
+        unclear.append(f"{SHORT[metric]} {pct(low):+.1f} to {pct(high):+.1f}")
+        return []
+    out = []
+    for g in designers:
+        score = (_overall(g, suites, metric) - low_end) / (high_end - low_end)
+        plain = NormalisedScore(designer=g.designer, metric=metric, score=round(score, DIGITS))
+        if g is zero or g is one:
+            out.append(plain.model_copy(update={"note": f"the scale's {0 if g is zero else 1}"}))
+            continue
+        numerator = _differences(g, zero, suites, metric, resamples)
+        if why is not None or numerator is None or spread is None:
+            out.append(plain.model_copy(update={"note": why or ONE_SEED}))
+        else:
+            denominator = _matching(g, one, zero, suites, metric, spread)
+            out.append(plain.model_copy(update=_ratio_interval(numerator, denominator)))
+    return out
+
+
+def _ratio_interval(numerator: Floats, denominator: Floats) -> dict[str, float | str]:
+    """The percentile interval of the resampled ratio (or a note when it is unbounded).
+
+    A resample where matched does not beat random (at most 2.5% of them, or there would be no
+    interval) sends the ratio to +-infinity on the numerator's side, which is where it tends.
+    """
+    positive = denominator > 0
+    ratio = np.where(positive, numerator / np.where(positive, denominator, 1.0),
+                     np.copysign(np.inf, numerator))  # fmt: skip
+    low, high = interval(ratio)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return {"note": f"no interval: the ratio is unbounded, as {POSITIVE} beats {ZERO} by "
+                        "little"}  # fmt: skip
+    return {"low": round(low, DIGITS), "high": round(high, DIGITS)}
+
+
+def _matching(
+    g: Group, one: Group, zero: Group, suites: list[str], metric: Metric, spread: Floats
+) -> Floats:
+    """The denominator drawn as `g`'s numerator was: paired, or from the designers' own Sums."""
+    if _paired(g, zero, one):
+        return spread
+    independent = _independent(one, zero, suites, metric)
+    assert independent is not None  # every group here has 2+ seeds
+    return independent
+
+
+def _differences(
+    g: Group, zero: Group, suites: list[str], metric: Metric, resamples: int
+) -> Floats | None:
+    """Resampled overall `g` minus `zero`: paired when their seeds match; None with one seed."""
+    if len(g.runs) < 2 or len(zero.runs) < 2:
+        return None
+    if g.seeds == zero.seeds:
+        return overall_reps(paired_reps(g, zero, suites, resamples), suites, metric)
+    return _independent(g, zero, suites, metric)
+
+
+def _independent(g: Group, zero: Group, suites: list[str], metric: Metric) -> Floats | None:
+    mine, theirs = overall_reps(g.reps, suites, metric), overall_reps(zero.reps, suites, metric)
+    return None if mine is None or theirs is None else mine - theirs
+
+
+def _paired(g: Group, zero: Group, one: Group) -> bool:
+    return g.seeds == zero.seeds == one.seeds
+
+
+def _overall(g: Group, suites: list[str], metric: Metric) -> float:
+    return mean(g.means[s, metric] for s in suites)

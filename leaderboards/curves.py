@@ -1,0 +1,58 @@
+"""Validation curves per round (sample efficiency): mean over seeds with a band over seeds.
+
+Each round's validation report (2 agents, the round's own held-out set) gives a rate per run
+(`validation_rate`; the site's validation plot draws these curves). The band resamples seeds with
+the designer's own seed draws -- the ones behind its Sum intervals -- so one resampled set of
+seeds stands behind every number of a designer. A rate some run's reports do not hold (older
+records) gets no curve, rather than a mean over the runs that have it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.records import ResultRecord
+from leaderboards.board import RoundCurve
+from leaderboards.bootstrap import intervals
+from leaderboards.groups import Group
+from leaderboards.metrics import METRICS, Metric
+
+DIGITS = 4
+
+
+def validation_rate(record: ResultRecord, metric: Metric) -> list[float] | None:
+    """A run's validation `metric` (%) per round; None when some round's report lacks it."""
+    rates = [getattr(rnd.validation.overall, f"{metric}_rate") for rnd in record.rounds]
+    if any(rate is None for rate in rates):
+        return None
+    return [100 * rate for rate in rates]
+
+
+def round_curves(g: Group) -> list[RoundCurve]:
+    """`g`'s curve per metric its runs' validation reports all hold; none without rounds."""
+    records = [run.record for run in g.runs]
+    if not all(r.rounds for r in records):
+        return []
+    out = []
+    for metric in METRICS:
+        series = [validation_rate(r, metric) for r in records]
+        if any(s is None for s in series):
+            continue
+        rounds = min(len(s) for s in series if s is not None)
+        rates = np.array([s[:rounds] for s in series if s is not None], dtype=np.float64)
+        band: dict[str, tuple[float, ...]] = {}
+        if len(records) > 1:
+            low, high = intervals(rates[g.draws].mean(axis=1))
+            band = {"low": _rounded(low), "high": _rounded(high)}
+        out.append(
+            RoundCurve(
+                designer=g.designer, metric=metric,
+                rounds=tuple(rnd.round for rnd in records[0].rounds[:rounds]),
+                mean=_rounded(rates.mean(axis=0)), seeds=len(records), **band,
+            )
+        )  # fmt: skip
+    return out
+
+
+def _rounded(values: np.ndarray) -> tuple[float, ...]:
+    return tuple(round(float(v), DIGITS) for v in values)

@@ -1,0 +1,104 @@
+"""Valid, makespan-optimal and SOC-optimal rate per map size on one suite, a line per designer.
+
+A panel per rate, a line per ranked row (mean over seeds) with its 95% band where the board
+has per-size intervals, and -- when the board carries the reference -- the paper's per-size
+rows of the board's kinds (dashed, "reported, not reproduced") on the valid and makespan panels
+(the paper reports no SOC-optimal rate). A rate the records cannot give (suite version 1 has no
+makespan minima) is an empty panel that says so. The panels share one rate axis fitted to
+everything drawn, so a gap between panels reads as a gap between rates.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from leaderboards.board import Board, ReferenceRow
+from leaderboards.metrics import METRICS, NA, SHORT, Metric
+from leaderboards.plots.canvas import BAND_ALPHA, bottom_legend, designer_styles, draw, fit_range
+from leaderboards.reference import size_rows
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+REFERENCE_STYLE: dict[str, Any] = {"linestyle": "--", "linewidth": 1.0, "markersize": 4}
+REFERENCE_GREYS = ("0.25", "0.45", "0.6", "0.75")
+REFERENCE_MARKERS = ("x", "+", "1", "s", "^", "v", "d")
+PAPER_METRICS: dict[Metric, str] = {"valid": "valid", "optimal_makespan": "optimal_makespan"}
+"""Panel -> the paper's figure drawn on it (it reports no SOC-optimal rate)."""
+
+Series = tuple[list[int], list[float], list[tuple[float, float]] | None]
+"""Sizes, means, and (low, high) per size where every size has an interval."""
+
+
+def paper_rows(board: Board, suite: str) -> list[ReferenceRow]:
+    """The paper's per-size rows a size plot draws: those of the kinds the board's rows are."""
+    if board.reference is None:
+        return []
+    kinds = {row.kind for row in board.rows}
+    return [r for r in size_rows(board.reference, suite) if r.kind in kinds]
+
+
+def size_series(board: Board, suite: str, metric: Metric) -> dict[str, Series]:
+    """Per ranked designer with cells for `metric` on `suite`: what its line draws."""
+    cells = [d for d in board.details if d.suite == suite and d.cut == "size"]
+    out: dict[str, Series] = {}
+    for row in board.rows:
+        mine = {int(d.key): e for d in cells if d.designer == row.designer
+                and (e := d.rates.get(metric)) is not None}  # fmt: skip
+        sizes = sorted(mine)
+        if not sizes:
+            continue
+        bands = [(mine[s].low, mine[s].high) for s in sizes]
+        known = [(lo, hi) for lo, hi in bands if lo is not None and hi is not None]
+        out[row.designer] = (sizes, [mine[s].mean for s in sizes],
+                             known if len(known) == len(sizes) else None)  # fmt: skip
+    return out
+
+
+def size_curves_svg(board: Board, suite: str) -> str:
+    """Valid, makespan-optimal and SOC-optimal rate (%) per map size on `suite`, a line per row."""
+    info = next((s for s in board.suites if s.name == suite), None)
+    if info is None:
+        raise ValueError(f"the board has no suite {suite!r}")
+    if not any(d.suite == suite and d.cut == "size" for d in board.details):
+        raise ValueError("the board was built without the 'size' cut; build it with it")
+    reference = paper_rows(board, suite)
+    series = {m: size_series(board, suite, m) for m in METRICS}
+    paper = {m: [sorted((int(s), getattr(v, field)) for s, v in ref.sizes[suite].items())
+                 for ref in reference] for m, field in PAPER_METRICS.items()}  # fmt: skip
+    drawn = [v for per in series.values() for _, means, bands in per.values()
+             for v in (*means, *(x for band in bands or () for x in band))]  # fmt: skip
+    drawn += [v for lines in paper.values() for points in lines for _, v in points]
+    limits = fit_range(drawn or [0.0], floor=0.0, ceiling=100.0)
+    styles = designer_styles(board)
+
+    def paint(fig: Figure) -> None:
+        axes = fig.subplots(1, len(METRICS), sharey=True)
+        for ax, metric in zip(axes, METRICS, strict=True):
+            ax.set_title(f"{suite}: {SHORT[metric]}" + (" (paper's opt.)"
+                         if metric == "optimal_makespan" else ""))  # fmt: skip
+            ax.set_xlabel("map size (N x N)")
+            ax.set_xticks(list(info.sizes))
+            ax.set_ylim(*limits)
+            if metric in info.unavailable:
+                ax.text(0.5, 0.95, f"{NA}: suite version {info.suite_version or 1} records\n"
+                        f"hold no {SHORT[metric].removeprefix('opt. ')} minima", ha="center",
+                        va="top", transform=ax.transAxes, fontsize=8, color="0.35",
+                        bbox={"facecolor": "white", "edgecolor": "0.8"})  # fmt: skip
+            for designer, (sizes, means, bands) in series[metric].items():
+                style = styles[designer]
+                ax.plot(sizes, means, markersize=3, label=designer, **style)
+                if bands is not None:
+                    low, high = ([b[k] for b in bands] for k in (0, 1))
+                    ax.fill_between(sizes, low, high, color=style["color"], alpha=BAND_ALPHA,
+                                    linewidth=0)  # fmt: skip
+            for k, points in enumerate(paper.get(metric, ())):
+                label = f"{reference[k].label} (paper: reported, not reproduced)"
+                grey = REFERENCE_GREYS[k % len(REFERENCE_GREYS)]
+                marker = REFERENCE_MARKERS[k % len(REFERENCE_MARKERS)]
+                ax.plot([s for s, _ in points], [v for _, v in points], **REFERENCE_STYLE,
+                        color=grey, marker=marker, label=label)  # fmt: skip
+        axes[0].set_ylabel("rate (%), mean over seeds")
+        bottom_legend(fig, axes[0], 3)
+
+    return draw(11.0, 3.6 + 0.15 * len(reference), paint)

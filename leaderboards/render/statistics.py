@@ -1,0 +1,163 @@
+"""The tables of the board's statistics beyond the Sum: rliable's aggregates with P(improvement),
+the controls (normalised scores, sensitivity) and the detectable difference.
+
+They follow the Sum tables (the paper's layout stays first). A number whose interval is unknown
+(one seed) is shown bare, as in every table: the board says why once (`board_notes`).
+"""
+
+from __future__ import annotations
+
+from leaderboards.board import Board, Improvement, NormalisedScore
+from leaderboards.bootstrap import ONE_SEED
+from leaderboards.metrics import LABELS, METRICS, NA, SHORT, Metric
+from leaderboards.render.cells import ZERO_MARK, delta_text, estimate_text
+from leaderboards.render.text_table import TextTable
+
+EVEN_LEGEND = f"{ZERO_MARK} the 95% interval includes 0.5: no clear difference from the baseline"
+
+
+def statistics_tables(board: Board) -> list[TextTable]:
+    """Aggregates, controls (normalised scores, sensitivity) and power, each where it has rows."""
+    tables = []
+    if board.aggregates:
+        tables.append(_aggregates(board))
+    controls = board.controls
+    if controls is not None and controls.normalised:
+        tables.append(_normalised(board))
+    if controls is not None and controls.sensitivity:
+        tables.append(_sensitivity(board))
+    if board.power:
+        tables.append(_power(board))
+    return tables
+
+
+def _aggregates(board: Board) -> TextTable:
+    chances = {(i.designer, i.metric): i for i in board.improvements}
+    versus = [f"P(> {board.baseline})"] if board.improvements else []
+    rows, seen = [], set()
+    for a in board.aggregates:
+        first = a.designer not in seen
+        seen.add(a.designer)
+        head = [a.designer, LABELS[a.metric]] if first else ["", LABELS[a.metric]]
+        counts = [str(a.runs), str(a.tasks)] if first else ["", ""]
+        chance = _chance(chances.get((a.designer, a.metric)), a.designer == board.baseline)
+        rows.append([*head, *counts, estimate_text(a.iqm), estimate_text(a.mean),
+                     *([chance] if versus else [])])  # fmt: skip
+    tasks = board.aggregates[0].tasks
+    notes = [
+        f"Score matrix: runs x tasks, a task = one suite x map size ({tasks} here), a score = "
+        f"that run's {board.answers.replace('_', '-')} rate on it; mean over runs and tasks "
+        "(every task weighs alike; overall weighs every suite alike).",
+        "IQM: interquartile mean, the mean of the middle 50% of all run-task scores.",
+        f"Intervals: rliable's stratified bootstrap (runs resampled within each task), "
+        f"{board.bootstrap.resamples} resamples; run-to-run variation only, where the Sum "
+        "cells' intervals also resample instances.",
+    ]
+    if versus:
+        notes += [
+            f"P(> {board.baseline}): the chance a run of the designer beats a run of "
+            f"{board.baseline} on a random task (ties count half; 0.5 = no difference); each "
+            "side's runs resampled on their own.",
+            EVEN_LEGEND,
+        ]
+    return TextTable(
+        title="rliable aggregates over runs x tasks: IQM and mean (%) [95% CI]",
+        columns=["designer", "rate", "runs", "tasks", "IQM", "mean", *versus],
+        rows=rows,
+        text_columns=2,
+        notes=notes,
+        id="aggregates",
+    )
+
+
+def _chance(i: Improvement | None, is_baseline: bool) -> str:
+    """`0.62 [0.48, 0.75]`, marked where the interval includes 0.5; bare when it is unknown."""
+    if i is None:
+        return "baseline" if is_baseline else "-"
+    if i.low is None or i.high is None:
+        return f"{i.probability:.2f}"
+    mark = f" {ZERO_MARK}" if i.low <= 0.5 <= i.high else ""
+    return f"{i.probability:.2f} [{i.low:.2f}, {i.high:.2f}]{mark}"
+
+
+def _normalised(board: Board) -> TextTable:
+    controls = board.controls
+    assert controls is not None
+    metrics = [m for m in METRICS if any(n.metric == m for n in controls.normalised)]
+    scores = {(n.designer, n.metric): n for n in controls.normalised}
+    designers = list(dict.fromkeys(n.designer for n in controls.normalised))
+    rows = [[d, *(_score(scores.get((d, m))) for m in metrics)] for d in designers]
+    anchors = (controls.zero, controls.positive)
+    why = [n.note for n in controls.normalised
+           if n.note and n.note != ONE_SEED and n.designer not in anchors]  # fmt: skip
+    return TextTable(
+        title=f"Controls: overall Sum normalised, {controls.zero} = 0, {controls.positive} = 1 "
+        "[95% CI]",
+        columns=["designer", *(SHORT[m] for m in metrics)],
+        rows=rows,
+        notes=[
+            f"(x - {controls.zero}) / ({controls.positive} - {controls.zero}) on the overall "
+            f"Sum; {controls.positive} is the positive control (a fixed configuration matching "
+            "the benchmarks' own mix).",
+            f"Intervals: the ratio of resampled differences from {controls.zero}, paired by "
+            "seed and instance where the seeds match, else from each designer's own resamples.",
+            *dict.fromkeys(why),
+        ],
+        id="controls",
+    )
+
+
+def _score(n: NormalisedScore | None) -> str:
+    if n is None:
+        return NA
+    if n.low is None or n.high is None:
+        return f"{n.score:.2f}"
+    return f"{n.score:.2f} [{n.low:.2f}, {n.high:.2f}]"
+
+
+def _sensitivity(board: Board) -> TextTable:
+    controls = board.controls
+    assert controls is not None
+    metrics: list[Metric] = [m for m in METRICS if m in controls.sensitivity]
+    first = controls.sensitivity[metrics[0]]
+    pairing = "paired" if first.paired else "unpaired"
+    cells = [delta_text(controls.sensitivity[m]) for m in metrics]
+    return TextTable(
+        title=f"Sensitivity: {controls.positive} minus {controls.negative}, overall Sum "
+        "(percentage points) [95% CI]",
+        columns=["controls", "pairing", *(SHORT[m] for m in metrics)],
+        rows=[[f"{controls.positive} - {controls.negative}", pairing, *cells]],
+        text_columns=2,
+        notes=[
+            f"The positive control ({controls.positive}: trained on the benchmarks' own mix) "
+            f"minus the negative one ({controls.negative}): an interval that includes 0 "
+            f"({ZERO_MARK}) means this budget cannot tell them apart, nor rank designers.",
+        ],
+        id="sensitivity",
+    )
+
+
+def _power(board: Board) -> TextTable:
+    rows = [[LABELS[d.metric], str(d.seeds), f"{d.seed_sd:.2f}" if d.detectable is not None else NA,
+             f"{d.instance_sd:.2f}", NA if d.detectable is None else f"{d.detectable:.1f}"]
+            for d in board.power]  # fmt: skip
+    first = board.power[0]
+    why = [d.note for d in board.power if d.note]
+    return TextTable(
+        title="Power: the smallest difference between two designers this board could detect "
+        "(points)",
+        columns=["rate", "seeds", "seed SD", "instance SE", "detectable"],
+        rows=rows,
+        notes=[
+            f"detectable = (z_{1 - first.alpha / 2:g} + z_{first.power:g}) x sqrt(2 (seed SD^2 "
+            "+ instance SE^2) / seeds): the true difference the board's unpaired delta "
+            f"resolves at two-sided alpha {first.alpha:g} with power {first.power:g} (normal "
+            "quantiles: optimistic versus a t-test with few seeds).",
+            "seed SD: run-to-run SD of the overall Sum, pooled within designers with 2+ seeds; "
+            "instance SE: one run's overall Sum's instance-sampling standard error.",
+            "`harness leaderboard power RUNS --delta D` says how many seeds a difference of D "
+            "points needs.",
+            *dict.fromkeys(why),
+        ],
+        id="power",
+    )

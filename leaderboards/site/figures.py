@@ -1,0 +1,287 @@
+"""The index page's plots, in the order the page tells its story, each with its caption.
+
+The story: rate per map size (what the headline Sums are made of), performance profiles (the
+whole distribution of run-task scores), normalised scores (where each designer lies between no
+design and the strongest fixed configuration, and whether this budget can tell those two
+apart), validation per round (how fast a designer gets there), configuration heatmaps (what
+it chose). A plot whose data the board lacks -- no controls among the runs, no rounds -- is
+never drawn as an empty axes: its group carries a one-line note saying why instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from leaderboards.board import Board, Controls, NormalisedScore
+from leaderboards.metrics import METRICS, SHORT, Metric
+from leaderboards.render.cells import ZERO_MARK, delta_text
+from leaderboards.site.runs import RunView
+
+Writer = Callable[[str, str], None]
+PROFILE_METRICS: tuple[Metric, ...] = ("valid", "optimal_makespan")
+"""The profiles drawn: validity and the paper's "opt."."""
+RUN_CAPTION = (
+    "This run's ratio, hole_ratio and wait_ratio per map size and round (the configuration each "
+    "round trained on)."
+)
+SVG_SIZE = re.compile(r'<svg [^>]*width="([\d.]+)pt" height="([\d.]+)pt"')
+PX_PER_PT = 4 / 3
+NO_CONTROLS = (
+    "No normalised scores: the board carries no controls (run `harness compare --preset "
+    "controls`: random, matched and harder)."
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One plot on a page; `width`/`height` (CSS px) are the SVG's own, so the page lays out
+    before the image loads."""
+
+    src: str
+    alt: str
+    caption: str
+    width: int = 0
+    height: int = 0
+
+
+@dataclass(frozen=True)
+class PlotGroup:
+    """A heading of the story: its figures, and a note when some (or all) were left out."""
+
+    id: str
+    title: str
+    figures: list[Figure] = field(default_factory=list)
+    note: str | None = None
+    side_by_side: bool = False
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """A designer's configuration heatmap (mean over its seeds) and the runs behind it."""
+
+    designer: str
+    slug: str
+    runs: Sequence[RunView]
+
+
+def figure(write: Writer, src: str, svg: str, alt: str, caption: str) -> Figure:
+    """Write `svg` to `src` and describe it, sized as the SVG says."""
+    write(src, svg)
+    match = SVG_SIZE.search(svg)
+    if match is None:
+        raise ValueError(f"{src}: the SVG states no width and height in pt")
+    width, height = (round(float(v) * PX_PER_PT) for v in match.groups())
+    return Figure(src, alt, caption, width, height)
+
+
+def story(
+    board: Board, trajectories: Sequence[Trajectory], views: Sequence[RunView], write: Writer
+) -> tuple[list[PlotGroup], dict[str, Figure]]:
+    """Write every plot; the index page's groups, and each run page's figure by page."""
+    from leaderboards import plots
+
+    ratio_top = plots.ratio_limit([v.record for v in views if v.record.rounds])
+    groups = [
+        _sizes(board, write),
+        _profiles(board, write),
+        _normalised(board, write),
+        _validation(board, write),
+        _trajectories(trajectories, ratio_top, write),
+    ]
+    runs = {}
+    for view in views:
+        if view.plot is not None:
+            svg = plots.trajectory_svg([view.record], f"{view.title}: configuration per round",
+                                       ratio_top)  # fmt: skip
+            alt = f"{view.title}: configuration per map size and round"
+            runs[view.page] = figure(write, view.plot, svg, alt, RUN_CAPTION)
+    return groups, runs
+
+
+def sentence(text: str) -> str:
+    """`text` as a sentence of its own: capitalised, ended by a full stop."""
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith(".") else text + "."
+
+
+def band_text(banded: int, lines: int, band: str, what: str) -> str:
+    """'shaded: 95% band' when `banded` of the `lines` drawn have one; or why none has."""
+    if not banded:
+        return f"no {what} (one seed each)"
+    if banded == lines:
+        return f"shaded: {band}"
+    return f"shaded: {band} (only where a designer ran several seeds)"
+
+
+def _sizes(board: Board, write: Writer) -> PlotGroup:
+    from leaderboards import plots
+
+    figures = [
+        figure(write, f"plots/sizes-{s.name}.svg", plots.size_curves_svg(board, s.name),
+               f"{s.name}: valid, makespan-optimal and SOC-optimal rate per map size",
+               _size_caption(board, s.name))
+        for s in board.suites
+    ]  # fmt: skip
+    return PlotGroup("sizes", "Rate per map size", figures)
+
+
+def _size_caption(board: Board, suite: str) -> str:
+    from leaderboards import plots
+
+    several = sum(len(r.seeds) > 1 for r in board.rows)
+    band = band_text(several, len(board.rows), "95% interval", "interval")
+    answers = board.answers.replace("_", "-")
+    text = (
+        f"{suite}, {answers} answers: mean over seeds per map size; {band}. Panels: valid, "
+        "opt. makespan (the paper's opt.), opt. SOC."
+    )
+    info = next(s for s in board.suites if s.name == suite)
+    if info.unavailable:
+        text += " " + " ".join(info.unavailable.values()) + "."
+    if plots.paper_rows(board, suite):
+        text += (
+            " Dashed: the paper's per-size figures (reported, not reproduced) on the valid and "
+            "makespan panels; it reports no SOC-optimal rate."
+        )
+    return text
+
+
+def _profiles(board: Board, write: Writer) -> PlotGroup:
+    from leaderboards import plots
+
+    tasks = sum(len(s.sizes) for s in board.suites)
+    figures, missing = [], []
+    for metric in PROFILE_METRICS:
+        profiles = plots.ranked_profiles(board, metric)
+        if not profiles:
+            missing.append(SHORT[metric])
+            continue
+        banded = sum(p.low is not None for p in profiles)
+        band = band_text(banded, len(profiles), "95% band", "band")
+        caption = (
+            f"{SHORT[metric]}: the share of run-task scores (one run's rate on one suite x map "
+            f"size; {tasks} tasks per run) above each threshold tau; a line above another "
+            f"everywhere is better at every threshold; {band}."
+        )
+        alt = f"performance profile of the {SHORT[metric]} rate"
+        svg = plots.profiles_svg(board, metric)
+        figures.append(figure(write, f"plots/profile-{metric}.svg", svg, alt, caption))
+    note = None
+    if missing:
+        note = (f"No {' or '.join(missing)} profile: the board holds no such run-task scores "
+                "(no ranked rows, or records that cannot give the rate).")  # fmt: skip
+    return PlotGroup("profiles", "Performance profiles", figures, note, side_by_side=True)
+
+
+def _normalised(board: Board, write: Writer) -> PlotGroup:
+    """A figure per rate with normalised scores; the sensitivity line always, in a caption or,
+    where no figure could be drawn for its rate, in the group's note."""
+    from leaderboards import plots
+
+    controls = board.controls
+    title = "Normalised scores"
+    if controls is None:
+        return PlotGroup("normalised", title, note=NO_CONTROLS)
+    figures, drawn = [], []
+    for metric in METRICS:
+        scores = plots.normalised_scores(board, metric)
+        if not scores:
+            continue
+        caption = (
+            f"{SHORT[metric]}: each designer's overall Sum rescaled so {controls.zero} is 0 "
+            f"and {controls.positive} is 1; {_intervals(scores)}. "
+            f"{sensitivity_line(controls, [metric])}"
+        )
+        alt = f"normalised {SHORT[metric]} score per designer"
+        svg = plots.normalised_svg(board, metric)
+        figures.append(figure(write, f"plots/normalised-{metric}.svg", svg, alt, caption))
+        drawn.append(metric)
+    parts = [sentence(controls.note)] if controls.note else []
+    if not figures and not controls.note:
+        parts.append(NO_CONTROLS)
+    rest = [m for m in METRICS if m in controls.sensitivity and m not in drawn]
+    if rest:
+        parts.append(sensitivity_line(controls, rest))
+    return PlotGroup("normalised", title, figures, " ".join(parts) or None, side_by_side=True)
+
+
+def _intervals(scores: Sequence[NormalisedScore]) -> str:
+    """What the bars are, and who has none (hollow points), grouped by why."""
+    why: dict[str, list[str]] = {}
+    for s in scores:
+        if s.low is None or s.high is None:
+            why.setdefault(s.note or "unknown", []).append(s.designer)
+    if not why:
+        return "bars: 95% interval"
+    bare = "; ".join(f"{', '.join(names)}: {note}" for note, names in why.items())
+    if sum(len(names) for names in why.values()) == len(scores):
+        return f"no interval (hollow points): {bare}"
+    return f"bars: 95% interval; hollow points have none ({bare})"
+
+
+def sensitivity_line(controls: Controls, metrics: Sequence[Metric]) -> str:
+    """Can this budget tell the positive control from the negative at all, per rate?"""
+    head = f"Sensitivity ({controls.positive} minus {controls.negative}, overall Sum, points)"
+    deltas = {m: d for m in metrics if (d := controls.sensitivity.get(m)) is not None}
+    if not deltas:
+        return f"{head}: not measured; both controls must be among the ranked runs."
+    values = ", ".join(f"{SHORT[m]} {delta_text(d)}" for m, d in deltas.items())
+    blurred = {d.includes_zero for d in deltas.values()}
+    which = "its interval" if len(deltas) == 1 else "every interval"
+    if blurred == {None}:
+        verdict = "no interval (one seed)"
+    elif blurred == {True}:
+        verdict = f"{which} includes 0, so this budget cannot tell the controls apart"
+    elif blurred == {False}:
+        verdict = f"{which} excludes 0, so this budget tells the controls apart"
+    else:
+        verdict = (f"{ZERO_MARK} marks an interval that includes 0: on that rate this budget "
+                   "cannot tell the controls apart")  # fmt: skip
+    return f"{head}: {values}: {verdict}."
+
+
+def _validation(board: Board, write: Writer) -> PlotGroup:
+    from leaderboards import plots
+
+    title = "Validation per round"
+    panels = plots.ranked_curves(board)
+    if not panels:
+        return PlotGroup("validation", title, note="Validation per round left out: no ranked "
+                         "designer has rounds (zero-shot policies have none).")  # fmt: skip
+    curves = [c for per in panels.values() for c in per]
+    several = len({c.designer for c in curves if c.low is not None})
+    band = band_text(several, len({c.designer for c in curves}), "95% band over seeds", "band")
+    caption = (
+        f"2-agent validation set, greedy answers, after each round's training; line: mean over "
+        f"seeds; {band}."
+    )
+    absent = [SHORT[m] for m in METRICS if m not in panels]
+    if absent:
+        caption += (f" No {' or '.join(absent)} panel: the runs' validation reports hold no such "
+                    "rate.")  # fmt: skip
+    src = "plots/validation.svg"
+    fig = figure(write, src, plots.validation_svg(board),
+                 "validation rates per round", caption)  # fmt: skip
+    return PlotGroup("validation", title, [fig])
+
+
+def _trajectories(trajectories: Sequence[Trajectory], ratio_top: float, write: Writer) -> PlotGroup:
+    from leaderboards import plots
+
+    title = "Configuration heatmaps"
+    figures = []
+    for t in trajectories:
+        records = [v.record for v in t.runs]
+        seeds = ", ".join(str(r.seed) for r in records)
+        svg = plots.trajectory_svg(records, f"{t.designer}: configuration per round "
+                                   f"(mean over seeds {seeds})", ratio_top)  # fmt: skip
+        caption = (
+            f"{t.designer}: ratio, hole_ratio and wait_ratio per map size and round, mean over "
+            f"seeds {seeds}; each run's own is on its page."
+        )
+        alt = f"{t.designer}: configuration per map size and round"
+        figures.append(figure(write, f"plots/trajectory-{t.slug}.svg", svg, alt, caption))
+    note = None if figures else "Configuration heatmaps left out: no run has rounds."
+    return PlotGroup("trajectories", title, figures, note)

@@ -1,0 +1,48 @@
+"""A run page's "changes asked": a row per map size in size order, numbers to 3 decimals."""
+
+from __future__ import annotations
+
+from leaderboards.site.changes import ChangesTable, changes_table, value_text
+
+
+def test_sizes_sort_as_numbers_in_every_key_form_and_fields_keep_config_order() -> None:
+    changes = {
+        "sizes": {"10": {"wait_ratio": 0.123456, "ratio": 0.2}, "3x3": {"hole_ratio": 0.1}},
+        "size_5": {"ratio": 1 / 3},
+        "4": {"ratio": 0.25, "hole_ratio": 0.3000004},
+    }
+    table = changes_table(changes)
+    assert table.columns == ["ratio", "hole_ratio", "wait_ratio"]
+    assert table.rows == [
+        ("3x3", ["-", "0.100", "-"]),
+        ("4x4", ["0.250", "0.300", "-"]),
+        ("5x5", ["0.333", "-", "-"]),
+        ("10x10", ["0.200", "-", "0.123"]),
+    ]
+    assert table.other == []
+
+
+def test_a_size_written_twice_merges_as_projection_merges_it() -> None:
+    """`mapf_env.merge` lays a size under `sizes` over the same size written bare."""
+    table = changes_table({"7": {"ratio": 0.1, "hole_ratio": 0.2},
+                           "sizes": {"7x7": {"ratio": 0.4}}})  # fmt: skip
+    assert table.rows == [("7x7", ["0.400", "0.200"])]
+
+
+def test_anything_not_a_size_s_fields_is_kept_as_text() -> None:
+    hostile = "<script>alert(1)</script>"
+    asked = {"n_agents": 5, "11x11": {"ratio": 0.1}, "sizes": {"6": 0.5},
+             "8": {"ratio": hostile, "colour": "red"}, "notes": [1, "a"]}  # fmt: skip
+    table = changes_table(asked)
+    assert table.columns == ["ratio", "colour"]
+    assert table.rows == [("8x8", [hostile, "red"])]
+    assert table.other == [("n_agents", "5"), ("11x11", '{"ratio": 0.1}'), ("sizes.6", "0.500"),
+                           ("notes", '[1, "a"]')]  # fmt: skip
+
+
+def test_values_read_as_asked() -> None:
+    assert [value_text(v) for v in (True, 3, 0.0, 2.0 / 3, float("nan"), None, "x")] == [
+        "true", "3", "0.000", "0.667", "nan", "null", "x"
+    ]  # fmt: skip
+    assert not changes_table({}) and changes_table({"3": {"ratio": 1}})
+    assert isinstance(changes_table({}), ChangesTable)
