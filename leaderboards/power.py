@@ -12,9 +12,10 @@ resolves at two-sided level alpha with the given power is
 
 with normal quantiles (`statistics.NormalDist`). The two terms do not overlap: every run is
 scored on the same benchmark instances, so the observed run-to-run spread holds no
-instance-sampling error, which asks how the Sum would move on another draw of instances. With few seeds the variance is itself estimated
-from a handful of runs, and a t-test would ask for a larger difference: the figure is optimistic
-there. Paired comparisons (same seeds, answers instance by instance) are tighter than this.
+instance-sampling error, which asks how the Sum would move on another draw of instances. With
+few seeds the variance is itself estimated from a handful of runs, and a t-test would ask for a
+larger difference: the figure is optimistic there. Paired comparisons (same seeds, answers
+instance by instance) are tighter than this.
 
 `instance_sd` is analytic, not bootstrapped: a run's overall Sum is the mean over suites of the
 mean over map sizes of per-size rates p (n instances each), so its variance is the sum over

@@ -6,22 +6,25 @@ under `sizes` or not, as `mapf_env.merge` accepts); shown as JSON its sizes sort
 `parse_size`, merged the way `merge` merges them, and ordered by size; numbers are rounded to
 3 decimals. Anything that is not a size's fields (a locked key, a key that is not a size, a value
 that is not a mapping) is kept, as text, in `other`: the table shows what was asked, not what
-projection made of it (the projection notes say that).
+projection made of it (the projection notes say that: `projection_rows`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mapf_env import ProjectionNote
 from mapf_env.config import ConfigError, parse_size, size_name
 
 FIELD_ORDER = ("ratio", "hole_ratio", "wait_ratio")
 """The configuration's fields first, in the order the configuration lists them."""
 DIGITS = 3
+NOTE_DIGITS = 6
+"""Significant digits of the projection notes' numbers."""
 MISSING = "-"
 
 
@@ -65,6 +68,18 @@ def changes_table(changes: Mapping[str, Any]) -> ChangesTable:
         for s in sorted(sizes)
     ]
     return ChangesTable(columns, rows, other)
+
+
+def projection_rows(notes: Sequence[ProjectionNote]) -> list[tuple[str, str, str, str]]:
+    """(field, before, after, reason) of each projection note, numbers to 6 significant
+    digits: enough to show what a clip or a renormalisation moved, without float noise."""
+    return [(n.field, _noted(n.before), _noted(n.after), n.reason) for n in notes]
+
+
+def _noted(value: float | int | str | None) -> str:
+    if isinstance(value, float) and math.isfinite(value):
+        return f"{value:.{NOTE_DIGITS}g}"
+    return "-" if value is None else str(value)
 
 
 def value_text(value: Any) -> str:

@@ -18,7 +18,7 @@ from leaderboards.board import Answers, DesignFailures
 from leaderboards.design_steps import design_failures
 from leaderboards.metrics import METRICS, Metric
 from leaderboards.readers import LoadedRun
-from leaderboards.site.changes import ChangesTable, changes_table
+from leaderboards.site.changes import ChangesTable, changes_table, projection_rows
 from leaderboards.verdicts import suite_sums
 
 RAW_FILES = (RUN_FILE, RESULT_FILE)
@@ -48,6 +48,8 @@ class RoundView:
     proposal: Proposal | None
     changes: ChangesTable
     """The proposal's changes asked, a row per map size (empty without a proposal)."""
+    projections: list[tuple[str, str, str, str]]
+    """What projection changed: (field, before, after, reason), numbers rounded."""
     config_yaml: str
 
 
@@ -116,6 +118,7 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = Tr
             answers=r.validation.overall.n,
             proposal=r.proposal,
             changes=changes_table(r.proposal.changes if r.proposal else {}),
+            projections=projection_rows(r.proposal.notes if r.proposal else ()),
             config_yaml=r.config.to_yaml(),
         )
         for r in record.rounds

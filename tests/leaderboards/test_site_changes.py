@@ -1,8 +1,10 @@
-"""A run page's "changes asked": a row per map size in size order, numbers to 3 decimals."""
+"""A run page's "changes asked": a row per map size in size order, numbers to 3 decimals; its
+projection notes with numbers to 6 significant digits."""
 
 from __future__ import annotations
 
-from leaderboards.site.changes import ChangesTable, changes_table, value_text
+from leaderboards.site.changes import ChangesTable, changes_table, projection_rows, value_text
+from mapf_env import ProjectionNote
 
 
 def test_sizes_sort_as_numbers_in_every_key_form_and_fields_keep_config_order() -> None:
@@ -46,3 +48,18 @@ def test_values_read_as_asked() -> None:
     ]  # fmt: skip
     assert not changes_table({}) and changes_table({"3": {"ratio": 1}})
     assert isinstance(changes_table({}), ChangesTable)
+
+
+def test_projection_notes_read_without_float_noise() -> None:
+    notes = [
+        ProjectionNote(field="sizes.7x7.ratio", before=0.6909179687499999,
+                       after=0.32809947048455423, reason="ratios summed to 2.10582"),
+        ProjectionNote(field="sizes.3x3.hole_ratio", before=0.5000001, after=0.5,
+                       reason="clipped to 0.5"),
+        ProjectionNote(field="n_agents", before=None, after=2, reason="locked"),
+    ]  # fmt: skip
+    assert projection_rows(notes) == [
+        ("sizes.7x7.ratio", "0.690918", "0.328099", "ratios summed to 2.10582"),
+        ("sizes.3x3.hole_ratio", "0.5", "0.5", "clipped to 0.5"),
+        ("n_agents", "-", "2", "locked"),
+    ]
