@@ -39,7 +39,7 @@ from harness.backends.verl.settings import VerlSettings
 from mapf_env import ConfigError, EnvConfig, Objective, random_config
 from mapf_env.config import load_mapping
 from mapf_env.field_errors import error_details_lines, error_message, shorten
-from mapf_env.suites import SUITES
+from mapf_env.suites import BENCHMARK_SUITES, SUITES
 
 CPU_POLICIES: dict[str, Literal["masked", "free"]] = {"mlp": "masked", "mlp-free": "free"}
 """The cpu backend's policies, each with the `CpuLearnerSettings.actions` it trains: ``mlp``
@@ -152,7 +152,7 @@ class ExperimentConfig(BaseModel):
         "V6", description="Context variant (V1..V6) of the LLM designers named without one."
     )
     validation: str = Field("validation", description="Suite evaluated after every round.")
-    benchmarks: tuple[str, ...] = ("3agents", "4agents", "5agents")
+    benchmarks: tuple[str, ...] = BENCHMARK_SUITES
     best_of: int = Field(8, ge=1, description="Samples per instance for best-of-n evaluation.")
     verl: VerlSettings | None = Field(
         default=None,

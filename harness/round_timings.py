@@ -8,7 +8,7 @@ went into model loads, optimiser steps, evaluation and the design step.
 
 from __future__ import annotations
 
-from harness.backends.base import Backend, RoundTraining, overhead_of
+from harness.backends.base import Backend, RoundTraining, overhead_of, target_of
 from harness.events import PhaseClock
 from harness.records import RoundResult, RoundTimings
 
@@ -17,7 +17,7 @@ def accounted(
     result: RoundResult, clock: PhaseClock, backend: Backend, training: RoundTraining
 ) -> RoundResult:
     """`result` with its timings and the backend's target, taken at the end of the round."""
-    overhead, target = overhead_of(backend)
+    overhead = overhead_of(backend)
     timings = RoundTimings(
         phases=clock.of(result.round),
         step_seconds=sum(step.seconds for step in training.steps),
@@ -25,10 +25,10 @@ def accounted(
         validation_seconds=overhead.validation_seconds,
         notes=overhead.notes,
     )
-    return result.model_copy(update={"timings": timings, "target": target})
+    return result.model_copy(update={"timings": timings, "target": target_of(backend)})
 
 
 def benchmark_timings(clock: PhaseClock, backend: Backend, rounds: int) -> RoundTimings:
     """The final benchmarks' phase and the loads they took (`rounds`: the run's round count)."""
-    overhead, _ = overhead_of(backend)
+    overhead = overhead_of(backend)
     return RoundTimings(phases=clock.of(rounds), loads=overhead.loads, notes=overhead.notes)

@@ -69,7 +69,8 @@ def board_controls(groups: Sequence[Group], suites: list[str], resamples: int) -
         sensitivity = {str(m): d for m in METRICS if (d := overall.get(m)) is not None}
     if None in (zero, one, neg):
         notes.append(RUN_CONTROLS)
-    return Controls(normalised=tuple(normalised), sensitivity=sensitivity,
+    return Controls(zero=ZERO, positive=POSITIVE, negative=NEGATIVE,
+                    normalised=tuple(normalised), sensitivity=sensitivity,
                     note="; ".join(notes) or None)  # fmt: skip
 
 
@@ -102,10 +103,8 @@ def _scores(
                      f"does not beat {ZERO} ({pct(low_end):.1f})")  # fmt: skip
         return []
     spread = _differences(one, zero, suites, metric, resamples)
-    why = ONE_SEED if spread is None else None
-    if spread is not None and interval(spread)[0] <= 0:
-        low, high = interval(spread)
-        unclear.append(f"{SHORT[metric]} {pct(low):+.1f} to {pct(high):+.1f}")
+    if spread is not None and (span := interval(spread))[0] <= 0:  # one seed: no interval
+        unclear.append(f"{SHORT[metric]} {pct(span[0]):+.1f} to {pct(span[1]):+.1f}")
         return []
     out = []
     for g in designers:
@@ -114,12 +113,12 @@ def _scores(
         if g is zero or g is one:
             out.append(plain.model_copy(update={"note": f"the scale's {0 if g is zero else 1}"}))
             continue
-        numerator = _differences(g, zero, suites, metric, resamples)
-        if why is not None or numerator is None or spread is None:
-            out.append(plain.model_copy(update={"note": why or ONE_SEED}))
+        parts = (None if spread is None
+                 else _ratio_parts(g, zero, one, suites, metric, resamples, spread))  # fmt: skip
+        if parts is None:
+            out.append(plain.model_copy(update={"note": ONE_SEED}))
         else:
-            denominator = _matching(g, one, zero, suites, metric, spread)
-            out.append(plain.model_copy(update=_ratio_interval(numerator, denominator)))
+            out.append(plain.model_copy(update=_ratio_interval(*parts)))
     return out
 
 
@@ -139,15 +138,28 @@ def _ratio_interval(numerator: Floats, denominator: Floats) -> dict[str, float |
     return {"low": round(low, DIGITS), "high": round(high, DIGITS)}
 
 
-def _matching(
-    g: Group, one: Group, zero: Group, suites: list[str], metric: Metric, spread: Floats
-) -> Floats:
-    """The denominator drawn as `g`'s numerator was: paired, or from the designers' own Sums."""
+def _ratio_parts(
+    g: Group,
+    zero: Group,
+    one: Group,
+    suites: list[str],
+    metric: Metric,
+    resamples: int,
+    spread: Floats,
+) -> tuple[Floats, Floats] | None:
+    """`g` minus random and matched minus random, drawn alike: paired when all three ran the
+    same seeds (`spread`, matched's paired delta, is then the denominator), else from each
+    one's own resampled Sums (random's draws shared by both); None where `g` has one seed."""
+    if len(g.runs) < 2:
+        return None
+    numerator: Floats | None
+    denominator: Floats | None
     if _paired(g, zero, one):
-        return spread
-    independent = _independent(one, zero, suites, metric)
-    assert independent is not None  # every group here has 2+ seeds
-    return independent
+        numerator, denominator = _differences(g, zero, suites, metric, resamples), spread
+    else:
+        numerator = _independent(g, zero, suites, metric)
+        denominator = _independent(one, zero, suites, metric)
+    return None if numerator is None or denominator is None else (numerator, denominator)
 
 
 def _differences(

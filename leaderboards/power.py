@@ -105,8 +105,7 @@ def sum_variance(rates: Sequence[Sequence[float]], counts: Sequence[Sequence[int
 def _run_variance(g: Group, i: int, suites: list[str], metric: Metric) -> float:
     rates, counts = [], []
     for s in suites:
-        a = g.arrays[s][i]
-        strata = a.strata(a.values(metric), a.mask(None))
+        strata = g.arrays[s][i].size_strata(metric)
         rates.append([float(v.mean()) for v in strata])
         counts.append([v.size for v in strata])
     return sum_variance(rates, counts)

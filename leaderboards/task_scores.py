@@ -77,8 +77,7 @@ def score_matrix(g: Group, suites: list[str], metric: Metric) -> Floats:
     for i in range(len(g.runs)):
         row: list[float] = []
         for suite in suites:
-            a = g.arrays[suite][i]
-            row.extend(float(values.mean()) for values in a.strata(a.values(metric), a.mask(None)))
+            row.extend(float(v.mean()) for v in g.arrays[suite][i].size_strata(metric))
         rows.append(row)
     return np.array(rows, dtype=np.float64)
 

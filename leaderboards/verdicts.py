@@ -97,9 +97,14 @@ class SuiteArrays:
             out.append(values[mask & (self.size == size)])
         return out
 
+    def size_strata(self, metric: Metric) -> list[Floats]:
+        """Every instance's `metric` (0/1), split by map size: the cells the Sum, the task
+        scores and the instance variance are made of."""
+        return self.strata(self.values(metric), self.mask(None))
+
     def sum_of(self, metric: Metric) -> float:
         """One run's Sum (0-1): the mean over map sizes of the per-size rate."""
-        return stratified_mean(self.strata(self.values(metric), self.mask(None)))
+        return stratified_mean(self.size_strata(metric))
 
 
 def suite_sums(result: SuiteResult, answers: Answers) -> dict[Metric, float | None]:

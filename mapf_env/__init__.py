@@ -60,6 +60,7 @@ from mapf_env.solver import (
     solve,
 )
 from mapf_env.suites import (
+    BENCHMARK_SUITES,
     SUITES,
     BenchmarkItem,
     BenchmarkSuite,
@@ -71,6 +72,7 @@ from mapf_env.suites import (
 from mapf_env.verifier import AnswerKeyError, FailureType, Verdict, check_plan, verify
 
 __all__ = [
+    "BENCHMARK_SUITES",
     "DATA_SOURCE",
     "DEFAULT_REWARD_CONFIG",
     "HOLE",

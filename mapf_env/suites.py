@@ -87,6 +87,8 @@ SUITES: dict[str, SuiteSpec] = {
     "validation": SuiteSpec("validation", 2, tuple(range(3, 11)), (0.5,)),
 }
 """Every shipped suite by name."""
+BENCHMARK_SUITES = ("3agents", "4agents", "5agents")
+"""The paper's benchmarks, every final policy's default test (the validation suite is not one)."""
 
 
 def subset_name(wait_ratio: float) -> str:

@@ -44,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from designers.builtin.fixed import FixedConfigDesigner
 from mapf_env import (
+    BENCHMARK_SUITES,
     SIZES,
     BenchmarkItem,
     EnvConfig,
@@ -53,9 +54,6 @@ from mapf_env import (
     project,
 )
 from mapf_env.config import size_name
-
-BENCHMARK_SUITES = ("3agents", "4agents", "5agents")
-"""The suites every final policy is scored on (the experiment's default benchmarks)."""
 
 
 class MatchedOptions(BaseModel):

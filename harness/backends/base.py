@@ -178,12 +178,17 @@ class ReportsOverhead(Protocol):
         ...
 
 
-def overhead_of(backend: Backend) -> tuple[BackendOverhead, dict[str, Any] | None]:
-    """`backend`'s overhead since last asked and its target; nothing for a backend that runs in
-    this process (the CPU learner loads no model)."""
-    if isinstance(backend, ReportsOverhead):
-        return backend.take_overhead(), backend.target_record()
-    return BackendOverhead(), None
+def overhead_of(backend: Backend) -> BackendOverhead:
+    """`backend`'s overhead since last asked; nothing for a backend that runs in this process
+    (the CPU learner loads no model)."""
+    return backend.take_overhead() if isinstance(backend, ReportsOverhead) else BackendOverhead()
+
+
+def target_of(backend: Backend) -> dict[str, Any] | None:
+    """What `backend` runs on that changes how it computes; None for one that runs in this
+    process (see ResultRecord.machine). Asked only where a round trained: working it out can
+    probe the trainer's Python, which a run resumed after its last round never needs."""
+    return backend.target_record() if isinstance(backend, ReportsOverhead) else None
 
 
 def machine_of(backend: Backend) -> MachineRecord | None:

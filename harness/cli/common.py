@@ -10,6 +10,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from harness.executors import LocalExecutor, plan
+from harness.experiment import ExperimentConfig
+
 
 def fail(message: str) -> typer.Exit:
     """Print a one-line error (no traceback) and return the exit to raise."""
@@ -23,6 +26,15 @@ def fail_lines(lines: list[str], code: int = 2) -> typer.Exit:
     for line in lines:
         console.print(f"[bold red]error:[/] {escape(line)}")
     return typer.Exit(code)
+
+
+def runs_at_once(experiment: ExperimentConfig, workers: int | None) -> int:
+    """How many of the experiment's runs the local executor runs at once with `workers`
+    (what the disk budget counts); a bad `--workers` exits with one line."""
+    try:
+        return LocalExecutor(workers).at_once(experiment, len(plan(experiment)))
+    except ValueError as err:
+        raise fail(str(err)) from None
 
 
 def roster_overrides(designers: str | None, seeds: int | None) -> list[str]:
@@ -40,7 +52,7 @@ def roster_overrides(designers: str | None, seeds: int | None) -> list[str]:
 SetOption = Annotated[list[str] | None, typer.Option("--set", help="key=value override.")]
 OutOption = Annotated[Path, typer.Option(help="Root of the run directories.")]
 ResumeOption = Annotated[bool, typer.Option(help="Continue runs after their last round.")]
-WorkersOption = Annotated[int | None, typer.Option(min=1, help="Runs in parallel.")]
+WorkersOption = Annotated[int | None, typer.Option(help="Runs in parallel.")]
 QuietOption = Annotated[bool, typer.Option(help="Only the final table.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="JSON lines for scripts.")]
 ExecutorOption = Annotated[

@@ -8,12 +8,16 @@ from typing import Annotated
 import typer
 
 from harness.backends.verl.runtime import VerlRuntime
-from harness.cli.common import OutOption, SetOption, WorkersOption, fail, roster_overrides
-from harness.cli.run import preset_path
+from harness.cli.common import (
+    OutOption,
+    SetOption,
+    WorkersOption,
+    fail,
+    roster_overrides,
+    runs_at_once,
+)
+from harness.cli.run import load_experiment, preset_path
 from harness.doctor import MachineProbe, diagnose, exit_code, report_lines, verdict
-from harness.executors import LocalExecutor, plan
-from harness.experiment import ExperimentConfig
-from mapf_env import ConfigError
 
 __all__ = ["doctor_cmd"]
 
@@ -61,17 +65,14 @@ def doctor_cmd(
     if params is not None and params < 1:
         raise fail(f"--params {params:g}: give the model's parameter count, e.g. 4.02e9")
     overrides = [*roster, *(set_ or [])]
-    try:
-        experiment = ExperimentConfig.load(preset_path(preset), overrides)
-    except ConfigError as err:
-        raise fail(str(err)) from None
+    experiment = load_experiment(preset_path(preset), overrides)
     findings = diagnose(
         experiment,
         MachineProbe(),
         root=out,
         runtime=VerlRuntime(ray_address=ray_address),
         params=None if params is None else int(params),
-        concurrent=LocalExecutor(workers).at_once(experiment, len(plan(experiment))),
+        concurrent=runs_at_once(experiment, workers),
     )
     for line in report_lines(findings):
         typer.echo(line)

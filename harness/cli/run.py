@@ -29,13 +29,13 @@ from harness.cli.common import (
     fail,
     fail_lines,
     roster_overrides,
+    runs_at_once,
 )
 from harness.cli.outcome import interrupted_lines, undesigned
 from harness.cli.progress import ProgressView
 from harness.compare import compare
 from harness.executors import (
     ExecutorUnavailable,
-    LocalExecutor,
     RunOptions,
     RunsFailed,
     make_executor,
@@ -62,7 +62,8 @@ def preset_path(preset: str) -> Path:
         raise fail(str(err)) from None
 
 
-def _experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
+def load_experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
+    """The experiment file with `overrides` applied; a bad field exits with one line each."""
     try:
         experiment = ExperimentConfig.load(config, overrides)
     except ConfigError as err:
@@ -112,9 +113,8 @@ def dry_run(experiment: ExperimentConfig, out: Path, executor: str, ray_address:
     from harness.backends.verl.dry_run import dry_run as verl_dry_run
     from harness.backends.verl.runtime import VerlRuntime
 
-    runs = len(plan(experiment))
     local = executor == "local"
-    at_once = LocalExecutor(workers).at_once(experiment, runs) if local else runs
+    at_once = runs_at_once(experiment, workers) if local else len(plan(experiment))
     runtime = VerlRuntime(ray_address=ray_address if local else None)
     try:
         print(verl_dry_run(experiment, out, runtime, concurrent=at_once), end="")
@@ -198,7 +198,7 @@ def run_cmd(
     allow_design_failures: AllowDesignFailuresOption = False,
 ) -> None:
     """Run an experiment file: every designer x seed it names."""
-    _launch(_experiment(config, set_ or []), dry_run_, out, resume, logger, quiet, as_json,
+    _launch(load_experiment(config, set_ or []), dry_run_, out, resume, logger, quiet, as_json,
             executor=executor, workers=workers, ray_address=ray_address,
             cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run,
             allow_design_failures=allow_design_failures)  # fmt: skip
@@ -240,7 +240,7 @@ def compare_cmd(
     if backend is not None and backend not in BACKENDS:
         raise fail(f"--backend {backend}: not one of {', '.join(BACKENDS)}")
     overrides = [*roster, *([f"backend={backend}"] if backend else []), *(set_ or [])]
-    _launch(_experiment(preset_path(preset), overrides), dry_run_, out, resume, logger, quiet,
+    _launch(load_experiment(preset_path(preset), overrides), dry_run_, out, resume, logger, quiet,
             as_json, executor=executor, workers=workers, ray_address=ray_address,
             cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run,
             allow_design_failures=allow_design_failures)  # fmt: skip

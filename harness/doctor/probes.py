@@ -16,7 +16,6 @@ machine. `MachineProbe` gathers the real ones:
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import os
 import shutil
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.backends.verl.footprint import ModelSize, model_size
-from harness.backends.verl.versions import SUPPORTED
+from harness.backends.verl.versions import SUPPORTED, installed_version
 
 __all__ = [
     "DISTRIBUTIONS",
@@ -191,7 +190,7 @@ class MachineProbe:
 
     def python(self, python: str, *, cuda: bool) -> PythonFacts:
         if python == sys.executable and not cuda:
-            return PythonFacts(python, {name: _version(name) for name in DISTRIBUTIONS})
+            return PythonFacts(python, {name: installed_version(name) for name in DISTRIBUTIONS})
         argv = [python, "-c", PYTHON_SCRIPT, ",".join(DISTRIBUTIONS), "cuda" if cuda else "-"]
         try:
             done = subprocess.run(
@@ -279,10 +278,3 @@ def parse_python_facts(python: str, code: int, stdout: str, stderr: str) -> Pyth
     elif isinstance(t, dict):
         torch = TorchFacts(packages.get("torch") or "?", None, False, (), str(t.get("error")))
     return PythonFacts(python, packages, torch)
-
-
-def _version(name: str) -> str | None:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None

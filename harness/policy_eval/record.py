@@ -89,8 +89,10 @@ def make_record(
     seed: int,
     usage: Usage | None,
     seconds: float,
+    answers_sha256: dict[str, str],
 ) -> ResultRecord:
-    """The record; `usage` is None for a CPU checkpoint (no model calls)."""
+    """The record; `usage` is None for a CPU checkpoint (no model calls); `answers_sha256`:
+    the stored answers' checksums by suite (`harness.evaluate.store_scored`)."""
     options: dict[str, Any] = spec.options()
     if spec.backend != "cpu":
         options["requests"] = requests.model_dump()
@@ -116,6 +118,7 @@ def make_record(
         initial_source="shared",
         rounds=(),
         suites=results,
+        answers_sha256=answers_sha256,
         seconds=round(seconds, 3),
         notes=tuple(_notes(spec, sampling, limit, seed, usage)),
     )

@@ -82,8 +82,8 @@ def evaluate_policy(
     results, answers_sha256 = store_scored(directory, scored)
     record = make_record(
         spec, results, sampling=sampling, requests=requests, limit=limit, seed=seed,
-        usage=usage, seconds=time.monotonic() - started,
-    ).model_copy(update={"answers_sha256": answers_sha256})  # fmt: skip
+        usage=usage, seconds=time.monotonic() - started, answers_sha256=answers_sha256,
+    )  # fmt: skip
     path = write_record(directory, record)
     emit(EvalEvent("done", "", path=str(path)))
     return EvalOutcome(record, path, directory / CACHE_FILE if usage is not None else None)

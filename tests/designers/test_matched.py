@@ -12,8 +12,9 @@ import pytest
 
 import designers.builtin.matched as matched_module
 from designers import DesignerOptionsError, create_designer, designer_option_problems
-from designers.builtin import BENCHMARK_SUITES, MatchedDesigner, benchmark_mix
+from designers.builtin import MatchedDesigner, benchmark_mix
 from mapf_env import (
+    BENCHMARK_SUITES,
     SIZES,
     BenchmarkItem,
     BenchmarkSuite,

@@ -224,7 +224,8 @@ def test_batches_that_do_not_work_out_are_named() -> None:
 def test_what_the_budget_keeps_is_what_retention_keeps() -> None:
     """A round's last checkpoint laid out as verl writes it, sized by the footprint: the
     retention rule keeps exactly the Hugging Face copy (and the tracker) the budget keeps."""
-    from harness.backends.verl.retention import TRACKER, split_footprint
+    from harness.backends.verl.layout import TRACKER
+    from harness.backends.verl.retention import split_footprint
 
     f = checkpoint_footprint(1_000_000_000, VerlSettings())
     actor = "global_step_93/actor"

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from leaderboards import Board, build_board, render
+from leaderboards.aggregate import _row
 from leaderboards.board import NormalisedScore
-from leaderboards.groups import make_groups
+from leaderboards.bootstrap import interval
+from leaderboards.groups import make_groups, overall_reps
 from tests.leaderboards.handmade import rates, run
 
 FAST = 400
@@ -103,6 +105,23 @@ def test_other_seeds_are_normalised_from_independent_resamples() -> None:
     paired = _scores(build_board(_runs(VALID), resamples=FAST, details=()))["mine"]
     assert paired.low is not None and paired.high is not None
     assert mine.high - mine.low > paired.high - paired.low, "unpaired draws share no noise"
+
+
+def test_both_sides_of_the_ratio_are_drawn_alike_when_matched_ran_other_seeds() -> None:
+    """mine shares random's seeds, matched does not: the numerator must not be the paired delta
+    while the denominator is independent; both are differences of the groups' own resampled
+    Sums, random's draws shared by both."""
+    runs = _runs(VALID, {"matched": (5, 6)})
+    board = build_board(runs, resamples=FAST, details=())
+    mine = _scores(board)["mine"]
+    groups = {g.designer: g for g in make_groups(runs, "greedy", FAST)}
+    for g in groups.values():
+        _row(g, ["3agents"])  # each group's resampled Sums, as the board draws them
+    sums = {name: overall_reps(g.reps, ["3agents"], "valid") for name, g in groups.items()}
+    assert all(x is not None for x in sums.values())
+    ratio = (sums["mine"] - sums["random"]) / (sums["matched"] - sums["random"])
+    low, high = interval(ratio)
+    assert (mine.low, mine.high) == (pytest.approx(low, abs=1e-4), pytest.approx(high, abs=1e-4))
 
 
 def test_one_seed_scores_have_no_interval() -> None:

@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 __all__ = [
     "DUMP_FILE",
     "DUMP_KEYS",
+    "OUTPUT_KEY",
+    "TRACKER",
+    "TRUTH_KEY",
     "VALIDATION_DUMP_EXTRA",
     "dump_file",
     "final_hf_model",
@@ -50,8 +53,12 @@ __all__ = [
 
 DUMP_FILE = "{step}.jsonl"
 """verl's file for one step in ``trainer.rollout_data_dir`` / ``trainer.validation_data_dir``."""
-DUMP_KEYS = ("input", "output", "gts", "score", "step")
+OUTPUT_KEY, TRUTH_KEY = "output", "gts"
+"""A dump line's response text and its ground truth (the reward's instance JSON)."""
+DUMP_KEYS = ("input", OUTPUT_KEY, TRUTH_KEY, "score", "step")
 """The keys of every line verl dumps, on both lines (see the module docstring)."""
+TRACKER = "latest_checkpointed_iteration.txt"
+"""The file verl writes in a checkpoint directory after each finished save: the step number."""
 VALIDATION_DUMP_EXTRA = ("reward",)
 """Keys a validation line adds besides `DUMP_KEYS` and the keys `compute_score` returns."""
 
@@ -68,7 +75,7 @@ def hf_model_dir(checkpoint_dir: Path, step: int) -> Path:
 
 def latest_step(checkpoint_dir: Path) -> int | None:
     """The last step verl finished saving (its ``latest_checkpointed_iteration.txt``)."""
-    tracker = checkpoint_dir / "latest_checkpointed_iteration.txt"
+    tracker = checkpoint_dir / TRACKER
     if not tracker.is_file():
         return None
     text = tracker.read_text(encoding="utf-8").strip()

@@ -31,9 +31,10 @@ directories (``global_step_<N>/``) everything else goes -- older steps whole, th
 its ``actor/huggingface/`` -- and entries of the checkpoint directory that are not step
 directories (verl writes only the tracker there) are left as they are. Nothing is followed out
 of the directory: a symbolic link is removed as a link, its target untouched.
-`split_footprint` applies the same rule to a listing, so a disk budget built on it
-(`footprint`) matches what is deleted. The round's left-over rollout dumps (`rollout_dumps`:
-those the curves could not yet delete while verl ran) go too, unless ``keep_rollouts``.
+`split_footprint` applies the same rule to a listing, which holds the disk budget
+(`footprint`) to what is deleted (`tests/harness/test_footprint.py`). The round's left-over
+rollout dumps (`rollout_dumps`: those the curves could not yet delete while verl ran) go too,
+unless ``keep_rollouts``.
 """
 
 from __future__ import annotations
@@ -47,11 +48,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from harness.backends.verl.footprint import size
-from harness.backends.verl.layout import hf_model_dir, latest_step
+from harness.backends.verl.layout import TRACKER, hf_model_dir, latest_step
 
 __all__ = [
     "KEPT_PATHS",
-    "TRACKER",
     "Pruned",
     "is_kept",
     "listing",
@@ -61,7 +61,6 @@ __all__ = [
     "split_footprint",
 ]
 
-TRACKER = "latest_checkpointed_iteration.txt"
 KEPT_PATHS = (TRACKER, "global_step_{last}/actor/huggingface")
 """What a pruned checkpoint directory holds, relative to it (``{last}``: the tracker's step);
 entries outside ``global_step_<N>/`` are not verl's training state and are never pruned."""

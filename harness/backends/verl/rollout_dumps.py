@@ -36,12 +36,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from harness.backends.verl.layout import dump_file
+from harness.backends.verl.layout import OUTPUT_KEY, TRUTH_KEY, dump_file
 from mapf_env import Instance, instance_from_ground_truth, verify
 
 __all__ = ["Dump", "DumpFiles", "read_dump"]
 
-VALID_KEY, OUTPUT_KEY, TRUTH_KEY, UID_KEY = "valid", "output", "gts", "uid"
+VALID_KEY, UID_KEY = "valid", "uid"
 PADDING_UID = "pad"
 """verl 0.9's synthetic padding responses have uids ``pad<hex>``; real ones are uuid4 strings."""
 

@@ -36,10 +36,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.backends.verl.layout import OUTPUT_KEY, TRUTH_KEY
 from mapf_env import Instance, instance_from_ground_truth
 
-OUTPUT_KEY, TRUTH_KEY = "output", "gts"
-"""The keys of verl's dump lines (`layout.DUMP_KEYS`) the answers are read from."""
 TESTING_SECONDS = "timing_s/testing"
 """verl's timer of ``_validate()`` in a step's metrics (both lines)."""
 

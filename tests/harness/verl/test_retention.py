@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from harness.backends.verl.backend import STATE_FILE, VerlBackend
+from harness.backends.verl.layout import TRACKER
 from harness.backends.verl.retention import (
     KEPT_PATHS,
-    TRACKER,
     is_kept,
     listing,
     prune_checkpoints,

@@ -16,8 +16,14 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.backends.verl.backend import VerlBackend
-from harness.backends.verl.layout import DUMP_KEYS, VALIDATION_DUMP_EXTRA, dump_file
-from harness.backends.verl.validation import OUTPUT_KEY, TRUTH_KEY, PendingValidation, read_dump
+from harness.backends.verl.layout import (
+    DUMP_KEYS,
+    OUTPUT_KEY,
+    TRUTH_KEY,
+    VALIDATION_DUMP_EXTRA,
+    dump_file,
+)
+from harness.backends.verl.validation import PendingValidation, read_dump
 from harness.cli import app
 from harness.evaluate import validation_report
 from harness.loop import run_designer
