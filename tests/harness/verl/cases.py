@@ -6,14 +6,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.backends.verl import RoundInputs, build_overrides
 from harness.backends.verl.runtime import VerlRuntime
 from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.target import VerlTarget, resolve_target
-from mapf_env import Instance, read_records, write_parquet
+from harness.experiment import ExperimentConfig
+from mapf_env import Instance, RewardConfig, read_records, write_parquet
 
 REPO = Path(__file__).resolve().parents[3]
 GOLDEN = REPO / "tests" / "golden" / "responses"
 PAPER_PRESET = REPO / "configs" / "paper_qwen3_4b.yaml"
+VALID_RATE = 0.4
+"""The running valid rate the reward tests' round hands the reward (its accuracy weight)."""
+REWARD = RewardConfig(gap_coef=0.5, budget_tokens=64, w_min=0.6)
+"""The reward tests' settings, away from the defaults so a dropped keyword shows."""
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}"
@@ -62,6 +68,30 @@ def installed_target(settings: VerlSettings, *, flash_attn: bool = True) -> Verl
 
     runtime = VerlRuntime(verl_version=verl.__version__, flash_attn=flash_attn)
     return resolve_target(settings, runtime)
+
+
+def round_config(
+    paper: ExperimentConfig,
+    round_files: tuple[Path, Path],
+    tmp_path: Path,
+    *extra: str,
+    model_path: str | None = None,
+) -> Any:
+    """Round 1's trainer config with `REWARD` and `VALID_RATE`, composed with the installed
+    verl's config as main_ppo composes it (`model_path`: the round's start model, where a
+    test loads its tokenizer from it)."""
+    train, val = round_files
+    start = {} if model_path is None else {"model_path": model_path}
+    inputs = RoundInputs(
+        round=1,
+        train_files=train,
+        val_files=val,
+        checkpoint_dir=tmp_path / "ckpt",
+        valid_rate=VALID_RATE,
+        **start,
+    )
+    settings = VerlSettings(reward=REWARD, extra_overrides=extra)
+    return compose_verl(build_overrides(paper, settings, inputs, target=installed_target(settings)))
 
 
 def reward_batch(cases: list[tuple[str, Instance, str]], tokenizer: Any, tmp_path: Path) -> Any:

@@ -22,16 +22,12 @@ from verl import DataProto
 from verl.experimental.reward_loop import RewardLoopWorker
 from verl.experimental.reward_loop.reward_manager.naive import NaiveRewardManager
 
-from harness.backends.verl import RoundInputs, VerlSettings, build_overrides
 from harness.experiment import ExperimentConfig
-from mapf_env import Instance, RewardConfig, reward
-from tests.harness.verl.cases import compose_verl, installed_target, reward_batch
-
-VALID_RATE = 0.4
-REWARD = RewardConfig(gap_coef=0.5, budget_tokens=64, w_min=0.6)
+from mapf_env import Instance, reward
+from tests.harness.verl.cases import REWARD, VALID_RATE, reward_batch, round_config
 
 
-def round_config(
+def resolved_config(
     paper: ExperimentConfig,
     round_files: tuple[Path, Path],
     model_dir: Path,
@@ -40,17 +36,7 @@ def round_config(
 ) -> DictConfig:
     """The trainer's config as its task runner holds it (composed, then resolved); the worker
     loads its tokenizer from the round's start model."""
-    train, val = round_files
-    inputs = RoundInputs(
-        round=1,
-        train_files=train,
-        val_files=val,
-        checkpoint_dir=tmp_path / "ckpt",
-        model_path=str(model_dir),
-        valid_rate=VALID_RATE,
-    )
-    settings = VerlSettings(reward=REWARD, extra_overrides=extra)
-    cfg = compose_verl(build_overrides(paper, settings, inputs, target=installed_target(settings)))
+    cfg = round_config(paper, round_files, tmp_path, *extra, model_path=str(model_dir))
     OmegaConf.resolve(cfg)
     return cfg
 
@@ -80,7 +66,7 @@ def test_scores_through_verls_reward_loop_equal_the_testbeds_reward(
     tokenizer: Any,
     tmp_path: Path,
 ) -> None:
-    worker = RewardLoopWorker(round_config(paper, round_files, model_dir, tmp_path))
+    worker = RewardLoopWorker(resolved_config(paper, round_files, model_dir, tmp_path))
     assert isinstance(worker.reward_manager, NaiveRewardManager)
     assert not worker.reward_manager.is_async_reward_score  # run in the worker's thread pool
     data, _ = reward_batch(scored_cases, tokenizer, tmp_path)
@@ -105,7 +91,7 @@ def test_a_typo_in_the_reward_settings_stops_the_run(
     tmp_path: Path,
 ) -> None:
     typo = "+reward.custom_reward_function.reward_kwargs.gap_coeff=1.0"
-    worker = RewardLoopWorker(round_config(paper, round_files, model_dir, tmp_path, typo))
+    worker = RewardLoopWorker(resolved_config(paper, round_files, model_dir, tmp_path, typo))
     data, _ = reward_batch(scored_cases[:2], tokenizer, tmp_path)
     with pytest.raises(ValueError, match="gap_coeff"):
         score(worker, data)

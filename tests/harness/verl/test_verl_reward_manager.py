@@ -17,29 +17,9 @@ from omegaconf import DictConfig
 from verl.trainer.ppo.reward import compute_reward, load_reward_manager
 from verl.workers.reward_manager.naive import NaiveRewardManager
 
-from harness.backends.verl import RoundInputs, VerlSettings, build_overrides
 from harness.experiment import ExperimentConfig
-from mapf_env import Instance, RewardConfig, reward
-from tests.harness.verl.cases import compose_verl, installed_target, reward_batch
-
-VALID_RATE = 0.4
-REWARD = RewardConfig(gap_coef=0.5, budget_tokens=64, w_min=0.6)
-
-
-def round_config(
-    paper: ExperimentConfig, round_files: tuple[Path, Path], tmp_path: Path, *extra: str
-) -> DictConfig:
-    train, val = round_files
-    inputs = RoundInputs(
-        round=1,
-        train_files=train,
-        val_files=val,
-        checkpoint_dir=tmp_path / "ckpt",
-        valid_rate=VALID_RATE,
-    )
-    settings = VerlSettings(reward=REWARD, extra_overrides=extra)
-    target = installed_target(settings)
-    return compose_verl(build_overrides(paper, settings, inputs, target=target))
+from mapf_env import Instance, reward
+from tests.harness.verl.cases import REWARD, VALID_RATE, reward_batch, round_config
 
 
 @pytest.fixture
