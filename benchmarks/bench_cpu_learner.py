@@ -43,11 +43,11 @@ from bench_console import bench_console
 from rich.table import Table
 
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
-from harness.evaluate import judge, validation_report
-from harness.experiment import CPU_POLICIES
-from harness.machine import Precision, current_machine, native_bf16
+from harness.backends.cpu.settings import CPU_POLICIES
+from harness.evaluate import validation_report
 from mapf_env import EvalReport, Instance, generate, load_suite, random_config, verify
 from mapf_env.report import FAILURE_TYPES
+from run_records import Precision, current_machine, judge, native_bf16
 
 BENCH_SUITES = ("3agents", "4agents", "5agents")
 

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 from designers.context import DesignContext
 from designers.proposal import Proposal
 from mapf_env import EnvConfig, merge, project
-from mapf_env.config import size_name
+from mapf_env.instance import size_name
 
 
 @runtime_checkable

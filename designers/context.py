@@ -34,7 +34,7 @@ class TrainingInfo(BaseModel):
     `details` holds the round's training summary as readable name -> number pairs (optimiser
     steps, learning rate, KL coefficient, reward mean and slope, rollout valid rate at the first
     and last step, KL and policy loss at the last step, the reward's weight): the harness fills
-    it from the round record (`harness.training_summary`), and T shows it only under the "full
+    it from the round record (`run_records.training_summary`), and T shows it only under the "full
     RL details" option, the paper's ablation. Empty when the backend gave no summary.
     """
 

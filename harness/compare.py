@@ -7,7 +7,7 @@ from pathlib import Path
 from harness.executors import Executor, LocalExecutor, OnEvent, RunOptions, plan
 from harness.experiment import ExperimentConfig
 from harness.preflight import preflight
-from harness.records import ResultRecord
+from run_records import ResultRecord
 
 
 def compare(

@@ -15,8 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from harness.backends.base import TrainStep
-from harness.records import RoundResult
+from run_records import RoundResult, TrainStep
 
 Phase = Literal["generate", "train", "evaluate", "design", "benchmark", "done"]
 ROUND_PHASES: tuple[Phase, ...] = ("generate", "train", "evaluate", "design")

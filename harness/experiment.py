@@ -17,7 +17,7 @@ import difflib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import (
@@ -25,28 +25,27 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
+    SerializationInfo,
+    SerializeAsAny,
     SerializerFunctionWrapHandler,
     ValidationError,
     field_validator,
     model_serializer,
     model_validator,
 )
-from pydantic_core import ErrorDetails
+from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
 from designers import DesignerLoadError, UnknownDesigner, parse_entry, takes_context_variant
 from designers.entries import variant_suffixes
-from harness.backends.verl.settings import VerlSettings
+from harness.backends.registry import backend_names, backend_spec
 from mapf_env import ConfigError, EnvConfig, Objective, random_config
 from mapf_env.config import load_mapping
 from mapf_env.field_errors import error_details_lines, error_message, shorten
 from mapf_env.suites import BENCHMARK_SUITES, SUITES
 
-CPU_POLICIES: dict[str, Literal["masked", "free"]] = {"mlp": "masked", "mlp-free": "free"}
-"""The cpu backend's policies, each with the `CpuLearnerSettings.actions` it trains: ``mlp``
-never steps into a hole or off the grid and always writes its answer correctly (it fails only
-by conflict or goal); ``mlp-free`` can make every mistake the verifier names and learns not to
-(`harness.backends.cpu.writing`). The name is the config's `policy`, so every record keeps it
-and boards never pool the two."""
+Section = TypeVar("Section", bound=BaseModel)
+"""A backend's settings class (`ExperimentConfig.settings_of`)."""
 
 
 def _runnable_entry(entry: str) -> str:
@@ -112,7 +111,11 @@ class ExperimentConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field("experiment", description="Names the runs/<name>/ directory.")
-    backend: Literal["cpu", "verl"] = "cpu"
+    backend: str = Field(
+        "cpu",
+        description="The trainer, a registered backend: cpu (the MLP learner) or verl (GRPO on "
+        "GPUs), or a plug-in's; its settings go in a section of its name (verl: ...).",
+    )
     policy: str = Field(
         "mlp",
         description="cpu: 'mlp' (illegal moves masked) or 'mlp-free' (every failure type "
@@ -154,40 +157,79 @@ class ExperimentConfig(BaseModel):
     validation: str = Field("validation", description="Suite evaluated after every round.")
     benchmarks: tuple[str, ...] = BENCHMARK_SUITES
     best_of: int = Field(8, ge=1, description="Samples per instance for best-of-n evaluation.")
-    verl: VerlSettings | None = Field(
+    backend_settings: SerializeAsAny[BaseModel] | None = Field(
         default=None,
-        description="The verl backend's settings (GPUs, batches, lengths, checkpoints); "
-        "filled with the paper's recipe when backend is verl and the section is missing.",
+        exclude=True,
+        description="The backend's own section, read from the key named after it (verl: GPUs, "
+        "batches, lengths, checkpoints) and validated by its spec's settings model; filled with "
+        "its defaults when missing. Written back under that key.",
     )
 
-    @model_validator(mode="before")
+    @field_validator("backend")
     @classmethod
-    def _verl_section(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and data.get("backend") == "verl" and data.get("verl") is None:
-            return {**data, "verl": {}}
-        return data
+    def _registered_backend(cls, value: str) -> str:
+        names = backend_names()
+        if value not in names:  # worded as a Literal's error, so it reads as every choice does
+            quoted = [repr(name) for name in names]
+            expected = " or ".join(
+                [", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted
+            )
+            raise PydanticCustomError("literal_error", "Input should be {expected}",
+                                      {"expected": expected})  # fmt: skip
+        return value
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _backend_section(
+        cls, data: Any, handler: ModelWrapValidatorHandler[ExperimentConfig]
+    ) -> ExperimentConfig:
+        """Validate the section named after the backend with the backend's own model, and
+        report its errors under that name beside the other fields' (`verl.n_gpus: ...`)."""
+        name = data.get("backend", "cpu") if isinstance(data, Mapping) else None
+        if not isinstance(name, str) or name not in backend_names() or "backend_settings" in data:
+            return handler(data)
+        model = backend_spec(name).settings
+        if model is None:
+            return handler(data)  # a section under its name is refused as an unknown field
+        errors: list[InitErrorDetails] = []
+        settings = None
+        try:
+            settings = model.model_validate(data.get(name) or {})
+        except ValidationError as err:
+            errors = _relocated(err, (name,))
+        rest = {key: value for key, value in data.items() if key != name}
+        try:
+            made = handler({**rest, "backend_settings": settings})
+        except ValidationError as err:
+            errors = [*_relocated(err, ()), *errors]
+        if errors:
+            raise ValidationError.from_exception_data(cls.__name__, errors)
+        return made
 
     @model_serializer(mode="wrap")
-    def _as_older_runs_recorded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # CPU experiments record exactly what they did before the verl section existed, so
-        # their run directories still resume.
+    def _as_older_runs_recorded(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        # The backend's section goes back under its name, where the file had it; a backend
+        # without one writes none, so CPU experiments record exactly what they did before
+        # sections existed, and their run directories still resume.
         out: dict[str, Any] = handler(self)
-        if out.get("verl", ...) is None:
-            del out["verl"]
+        if self.backend_settings is not None:
+            out[self.backend] = self.backend_settings.model_dump(mode=info.mode)
         # Likewise the default reward objective (SOC, all a run could train on before the field
         # existed): its absence in a record means SOC, and older runs compare equal.
         if out.get("reward_objective") == Objective.SOC.value:
             del out["reward_objective"]
         return out
 
-    @model_validator(mode="after")
-    def _precision_of_the_cpu_learner(self) -> ExperimentConfig:
-        if self.backend != "cpu" and self.precision != "fp32":
-            raise ValueError(
-                f"precision {self.precision} is the cpu backend's setting; {self.backend} sets "
-                f"its dtypes in its own section: leave precision out"
+    def settings_of(self, model: type[Section]) -> Section:
+        """The backend's section as `model` (the backend's own settings class)."""
+        if not isinstance(self.backend_settings, model):
+            raise TypeError(
+                f"backend {self.backend!r} has no {model.__name__} section "
+                f"(it has {type(self.backend_settings).__name__})"
             )
-        return self
+        return self.backend_settings
 
     @field_validator("designers")
     @classmethod
@@ -221,17 +263,10 @@ class ExperimentConfig(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _policy_fits_backend(self) -> ExperimentConfig:
-        if self.backend == "verl" and self.policy in CPU_POLICIES:
-            raise ValueError(
-                f"policy {self.policy!r} is the CPU learner's network; the verl backend trains "
-                "a Hugging Face model: set policy (e.g. --set policy=Qwen/Qwen3-4B)"
-            )
-        if self.backend == "cpu" and self.policy not in CPU_POLICIES:
-            raise ValueError(
-                f"policy {self.policy!r} is not a CPU learner; backend cpu trains "
-                f"{' or '.join(map(repr, CPU_POLICIES))} (a Hugging Face model needs backend verl)"
-            )
+    def _fits_the_backend(self) -> ExperimentConfig:
+        problems = backend_spec(self.backend).config_problems(self.policy, self.precision)
+        if problems:
+            raise ValueError(problems[0])
         return self
 
     @classmethod
@@ -303,11 +338,25 @@ def _explain(err: ValidationError, origin: str, overrides: Sequence[str]) -> str
         by_origin.setdefault(_origin_of(error["loc"], paths, origin), []).append(error)
     order = [origin, *(name for _, name in paths)]  # the file, then the --set in given order
     return error_message(
-        [
-            (who, error_details_lines(by_origin[who], ExperimentConfig))
-            for who in sorted(by_origin, key=order.index)
-        ]
+        [(who, _field_lines(by_origin[who])) for who in sorted(by_origin, key=order.index)]
     )
+
+
+def _field_lines(errors: Sequence[ErrorDetails]) -> list[str]:
+    """One line per bad field; those in a backend's section described from its own model
+    (its field types, ranges and did-you-mean), under the section's name."""
+    sections: dict[str, list[ErrorDetails]] = {}
+    rest: list[ErrorDetails] = []
+    for error in errors:
+        head = str(error["loc"][0]) if error["loc"] else ""
+        if head in backend_names() and backend_spec(head).settings is not None:
+            sections.setdefault(head, []).append({**error, "loc": error["loc"][1:]})
+        else:
+            rest.append(error)
+    lines = error_details_lines(rest, ExperimentConfig)
+    for name, found in sections.items():
+        lines += error_details_lines(found, backend_spec(name).settings, prefix=f"{name}.")
+    return lines
 
 
 def _origin_of(
@@ -320,6 +369,21 @@ def _origin_of(
         if where and where[:depth] == path[:depth]:
             return name
     return origin
+
+
+def _relocated(err: ValidationError, prefix: tuple[str, ...]) -> list[InitErrorDetails]:
+    """`err`'s errors as raisable details, each located under `prefix`."""
+    out: list[InitErrorDetails] = []
+    for e in err.errors(include_url=False):
+        item: InitErrorDetails = {
+            "type": e["type"],
+            "loc": (*prefix, *e["loc"]),
+            "input": e["input"],
+        }
+        if "ctx" in e:
+            item["ctx"] = e["ctx"]
+        out.append(item)
+    return out
 
 
 def _deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -50,15 +50,14 @@ from harness.backends.base import (
     machine_of,
     serving,
 )
-from harness.evaluate import benchmark_suite, store_scored, validation_report
+from harness.evaluate import benchmark_suite, validation_report
 from harness.events import CurveFile, Observers, PhaseClock, RunObserver
 from harness.experiment import ExperimentConfig
-from harness.records import ResultRecord, RoundResult, stamp
 from harness.round_timings import accounted, benchmark_timings
 from harness.run_dir import RunDir
-from harness.run_files import RunFileError, one_line
 from mapf_env import EnvConfig, generate, load_suite
 from mapf_env.sampler import slot_seed
+from run_records import ResultRecord, RoundResult, RunFileError, one_line, stamp, store_scored
 
 
 def run_designer(
@@ -86,12 +85,8 @@ def run_designer(
     if (done := run.result()) is not None:
         watch.phase("done", experiment.rounds)
         return done
-    designer = make_designer(experiment, designer_name,
-                             serves_models=isinstance(backend, ServingBackend))  # fmt: skip
-    shared = experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round,
-                                        experiment.reward_objective)  # fmt: skip
-    own = own_initial_config(designer, shared, seed)
-    initial = (own or shared).model_copy(update={"objective": experiment.reward_objective})
+    serves = isinstance(backend, ServingBackend)
+    designer, initial, own = start_run(experiment, designer_name, seed, serves_models=serves)
     validation = [item.instance for item in load_suite(experiment.validation).items]
     rounds = run.finished_rounds()
     config = resume_point(backend, run, rounds, initial, seed)
@@ -126,7 +121,7 @@ def run_designer(
     suites, answers_sha256 = store_scored(run.path, scored)
     record = ResultRecord(**stamp(), experiment=experiment.model_dump(mode="json"),
                           designer=designer_name, seed=seed, backend=backend.name,
-                          initial_source="designer" if own is not None else "shared",
+                          initial_source="designer" if own else "shared",
                           rounds=tuple(rounds), suites=suites, answers_sha256=answers_sha256,
                           allow_design_failures=allow_design_failures,
                           machine=machine_of(backend),
@@ -135,6 +130,29 @@ def run_designer(
     run.write_result(record)
     watch.phase("done", experiment.rounds)
     return record
+
+
+def start_run(
+    experiment: ExperimentConfig,
+    designer_name: str,
+    seed: int,
+    *,
+    serves_models: bool,
+    ready: bool = True,
+) -> tuple[Designer, EnvConfig, bool]:
+    """A run's designer, its round-0 configuration, and whether the designer chose that
+    configuration itself (else it is the shared seeded one). The dry run starts here too."""
+    designer = make_designer(experiment, designer_name, serves_models=serves_models, ready=ready)
+    shared = shared_start(experiment, seed)
+    own = own_initial_config(designer, shared, seed)
+    initial = (own or shared).model_copy(update={"objective": experiment.reward_objective})
+    return designer, initial, own is not None
+
+
+def shared_start(experiment: ExperimentConfig, seed: int) -> EnvConfig:
+    """The round-0 configuration every designer of seed `seed` shares unless it picks its own."""
+    return experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round,
+                                      experiment.reward_objective)  # fmt: skip
 
 
 def make_designer(

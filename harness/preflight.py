@@ -13,34 +13,20 @@ nothing: no run directory exists until every check has passed.
 
 from __future__ import annotations
 
-import difflib
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
-from designers import (
-    DesignerLoadError,
-    DesignerNotReady,
-    DesignerOptionsError,
-    UnknownDesigner,
-    designer_option_problems,
-    parse_entry,
-)
-from harness.backends.factory import BackendUnavailable, backend_serves_models, check_backend
+from harness.backends.factory import BackendUnavailable, check_backend
 from harness.backends.verl.runtime import VerlRuntime
+from harness.designer_checks import designer_problems
 from harness.doctor import MachineProbe, Probe, diagnose
 from harness.experiment import ExperimentConfig
-from harness.loop import make_designer
-from harness.run_dir import RunDir, safe_name
-from mapf_env import ConfigError
-
-DESIGNER_ERRORS = (UnknownDesigner, DesignerLoadError, DesignerNotReady, DesignerOptionsError,
-                   ConfigError, ValueError, TypeError)  # fmt: skip
-"""What building a designer raises when its name, options or setup are wrong."""
+from harness.run_dir import RunDir
 
 
 class PreflightFailed(RuntimeError):
@@ -124,68 +110,6 @@ def backend_problems(
 
 def _print_warning(line: str) -> None:
     Console(stderr=True, soft_wrap=True).print(f"[bold yellow]warning:[/] {escape(line)}")
-
-
-def designer_problems(experiment: ExperimentConfig, *, ready: bool = True) -> list[str]:
-    """Unknown names and options, bad option values, entries that would share a run
-    directory, and (with `ready`) designers that cannot work on this machine."""
-    keys = option_keys(experiment.designers)
-    problems = [_stray_options(experiment, key) for key in experiment.designer_options
-                if key not in keys]  # fmt: skip
-    problems += _shared_directories(experiment.designers)
-    try:
-        serves = backend_serves_models(experiment.backend)
-    except BackendUnavailable:
-        serves = False  # reported by backend_problems
-    for name in dict.fromkeys(experiment.designers):
-        problems += _one_designer(experiment, name, serves_models=serves, ready=ready)
-    return list(dict.fromkeys(problems))  # options under a bare name are checked once
-
-
-def option_keys(entries: Sequence[str]) -> list[str]:
-    """The `designer_options` keys that mean something for `entries`: each entry, and the
-    bare spec of each entry with a variant suffix (shared by all its variants)."""
-    return list(dict.fromkeys(key for e in entries for key in (parse_entry(e).spec, e)))
-
-
-def _shared_directories(entries: Sequence[str]) -> list[str]:
-    """Entries whose run directories would be one (`llm:a/b` and `llm:a_b` both `llm_a_b`)."""
-    by_dir: dict[str, list[str]] = {}
-    for entry in dict.fromkeys(entries):
-        by_dir.setdefault(safe_name(entry), []).append(entry)
-    return [
-        f"designers {' and '.join(repr(e) for e in same)} would share the run directory "
-        f"{folder}/: keep one of them"
-        for folder, same in by_dir.items()
-        if len(same) > 1
-    ]
-
-
-def _one_designer(
-    experiment: ExperimentConfig, name: str, *, serves_models: bool, ready: bool
-) -> list[str]:
-    try:
-        given = experiment.designer_options
-        bad = [line for key in dict.fromkeys((parse_entry(name).spec, name)) if key in given
-               for line in designer_option_problems(key, given[key])]  # fmt: skip
-        if bad:
-            return bad
-        make_designer(experiment, name, serves_models=serves_models, ready=ready)
-    except DESIGNER_ERRORS as err:
-        lines = str(err).splitlines() or [type(err).__name__]
-        return [line if line.startswith("designer") else f"designer {name!r}: {line}"
-                for line in lines]  # fmt: skip
-    return []
-
-
-def _stray_options(experiment: ExperimentConfig, key: str) -> str:
-    keys = option_keys(experiment.designers)
-    close = difflib.get_close_matches(key, keys, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return (
-        f"designer_options.{key}: no designer {key!r} in this comparison (designers: "
-        f"{', '.join(experiment.designers)}){hint}"
-    )
 
 
 def output_problems(experiment: ExperimentConfig, root: Path, *, resume: bool) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from harness.backends.base import Backend, RoundTraining, overhead_of, target_of
 from harness.events import PhaseClock
-from harness.records import RoundResult, RoundTimings
+from run_records import RoundResult, RoundTimings
 
 
 def accounted(

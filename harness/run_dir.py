@@ -9,14 +9,14 @@ Layout of ``runs/<experiment>/<designer>/seed-<n>/``::
     round-000/round.json     the finished round (stats, validation, proposal, and the sha256
                              of config.yaml and of every checkpoint file): written last
     answers/<suite>.jsonl.gz every benchmark answer (greedy and best-of samples, in suite
-                             order; `harness.answers`), written before result.json
+                             order; `run_records.answers`), written before result.json
     result.json              the final ResultRecord, with each answers file's sha256
     failure.json             why the run stopped with an error (removed once it finishes)
 
 A round counts as finished only once its ``round.json`` exists, and every file is written to a
 temporary name and renamed, so a run killed at any moment (kill -9 included) resumes from the
 last finished round and never sees half a file. Files damaged afterwards (a full disk, a copy
-cut short) are caught by `harness.run_files`: a round whose record does not read, or whose
+cut short) are caught by `run_records.run_files`: a round whose record does not read, or whose
 config or checkpoint no longer matches the checksums it recorded, counts as unfinished, so
 resume trains it again from the round before -- round seeds depend only on (seed, round), so
 the result is the undamaged run's.
@@ -25,19 +25,21 @@ the result is the undamaged run's.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from harness.experiment import ExperimentConfig
-from harness.records import FailureRecord, ResultRecord, RoundResult, stamp
-from harness.run_files import (
+from mapf_env.export import atomic_write_bytes
+from run_records import (
     FAILURE_FILE,
     RESULT_FILE,
     ROUND_FILE,
     RUN_FILE,
+    FailureRecord,
+    ResultRecord,
+    RoundResult,
     RunDirError,
     RunFileError,
     check_round,
@@ -45,25 +47,15 @@ from harness.run_files import (
     read_failure,
     read_result,
     read_stamp,
+    safe_name,
+    stamp,
     vouched_files,
 )
-from mapf_env.export import atomic_write_bytes
 
-__all__ = ["RESULT_FILE", "ROUND_FILE", "RUN_FILE", "RunDir", "RunDirError", "safe_name"]
+__all__ = ["RunDir"]
 
 MAX_FAILURE_MESSAGE = 400
 """Characters of an exception's first line kept in failure.json."""
-
-
-def safe_name(name: str) -> str:
-    """A designer entry as a file or directory name (`llm:openai/gpt-4o` -> `llm_openai_gpt-4o`,
-    `gpt@V6+details` -> `gpt_V6_details`).
-
-    `@` and `+` are legal in POSIX and Windows file names, but the name also travels into verl's
-    experiment names, tracker run ids and the site's URLs (where some static hosts read `+` as
-    a space), so only `[A-Za-z0-9._-]` is kept; preflight refuses entries that would collide.
-    """
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
 class RunDir:

@@ -19,13 +19,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.backends.base import TrainStep
 from harness.events import Phase, RunObserver
-from harness.records import RoundResult
-from harness.run_dir import safe_name
-from mapf_env.config import size_name
 from mapf_env.export import DATA_SOURCE
+from mapf_env.instance import size_name
 from mapf_env.report import RateCounts
+from run_records import RoundResult, TrainStep, safe_name
 
 
 class LoggerUnavailable(RuntimeError):

@@ -22,10 +22,9 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.machine import MachineRecord
-from harness.records import SuiteResult
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun
+from run_records import MachineRecord, SuiteResult
 
 FREE_FIELDS = ("name", "designers", "seeds", "designer_options")
 """Experiment fields that may differ between runs on one board."""

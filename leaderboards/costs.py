@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from statistics import mean
 
 from designers import Proposal
-from harness.records import ResultRecord
 from leaderboards.board import CostRow
+from run_records import ResultRecord
 
 
 def cost_row(designer: str, records: Sequence[ResultRecord]) -> CostRow:

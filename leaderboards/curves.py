@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.records import ResultRecord
 from leaderboards.board import RoundCurve
 from leaderboards.bootstrap import intervals
 from leaderboards.groups import Group
 from leaderboards.metrics import METRICS, Metric
+from run_records import ResultRecord
 
 DIGITS = 4
 

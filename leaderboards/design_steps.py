@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.design_tally import reason_text, tally_design_steps
-from harness.records import ResultRecord
 from leaderboards.board import DesignFailures
+from run_records import ResultRecord, reason_text, tally_design_steps
 
 
 def design_failures(records: Sequence[ResultRecord]) -> DesignFailures | None:

@@ -7,7 +7,7 @@
 - `optimal_soc`: valid and at the exact minimal sum of costs.
 
 A result can give an optimal rate only when its suite version carries that objective's exact
-minima (`harness.records.SuiteResult.optima`): suites of version 1 carry the minimal SOC only,
+minima (`run_records.schema.SuiteResult.optima`): suites of version 1 carry the minimal SOC only,
 so their makespan-optimal rate is unknown. Boards show such a cell as "n/a" with
 `unavailable_note` beside it -- never 0, and never the SOC rate in its place.
 """

@@ -5,7 +5,7 @@ any directory above runs, searched recursively. A board is built from the finish
 read; every other run becomes one skipped line naming it, its kind (unfinished, failed,
 unreadable, other version) and what to do -- an unfinished run says how far it got, a failed
 one why it failed -- and the commands print those lines, so nothing is left out quietly.
-`strict` refuses the whole set instead. Files are read by `harness.run_files`, the reader that
+`strict` refuses the whole set instead. Files are read by `run_records.run_files`, the reader that
 resume and `harness runs` use too.
 """
 
@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast, overload
 
-from harness.records import ResultRecord
-from harness.run_files import RESULT_FILE, RUN_FILE, RunFileError, read_result, run_status
 from leaderboards.errors import LeaderboardError
 from leaderboards.verdicts import missing_flags
+from run_records import RESULT_FILE, RUN_FILE, ResultRecord, RunFileError, read_result, run_status
 
 
 @dataclass(frozen=True)

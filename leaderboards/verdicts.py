@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from harness.records import InstanceVerdict, SuiteResult
 from leaderboards.board import Answers, Cut
 from leaderboards.bootstrap import Floats, stratified_mean
 from leaderboards.errors import LeaderboardError
 from leaderboards.metrics import METRICS, Metric, available
+from run_records import InstanceVerdict, SuiteResult
 
 CUTS: tuple[Cut, ...] = ("size", "subset", "hole")
 

@@ -59,6 +59,7 @@ from mapf_env.solver import (
     needs_conflict_resolution,
     solve,
 )
+from mapf_env.subsets import stratified
 from mapf_env.suites import (
     BENCHMARK_SUITES,
     SUITES,
@@ -145,6 +146,7 @@ __all__ = [
     "render_prompt",
     "reward",
     "solve",
+    "stratified",
     "strip_think",
     "sum_of_costs",
     "to_record",

@@ -20,7 +20,7 @@ import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from mapf_env.field_errors import bounded_repr, error_message, field_error_lines
-from mapf_env.instance import SIZES, Objective
+from mapf_env.instance import SIZES, Objective, size_name
 
 MAX_HOLE_RATIO = 0.5
 MAX_AGENTS = 8
@@ -173,10 +173,6 @@ def parse_size(key: Any) -> int:
     if size not in SIZES:
         raise ConfigError(f"size {size} is not offered; sizes are {SIZES[0]}..{SIZES[-1]}")
     return size
-
-
-def size_name(size: int) -> str:
-    return f"{size}x{size}"
 
 
 def normalise_size_keys(value: Any) -> Any:

@@ -23,6 +23,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
+from mapf_env.instance import size_name
+
 MAX_REPR = 80
 """Longest shown value: a repr is cut here, never repeated whole."""
 MAX_LINES = 20
@@ -157,8 +159,6 @@ class _Walk:
     """Where an error's location lands in the model: display path, holder model, field, type."""
 
     def __init__(self, model: type[BaseModel] | None, loc: tuple[int | str, ...]) -> None:
-        from mapf_env.config import size_name  # config itself imports this module
-
         self.holder: type[BaseModel] | None = None
         self.field: FieldInfo | None = None
         self.annotation: Any = None

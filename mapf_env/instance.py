@@ -27,6 +27,11 @@ MAX_SIZE = 10
 SIZES: tuple[int, ...] = tuple(range(MIN_SIZE, MAX_SIZE + 1))
 
 
+def size_name(size: int) -> str:
+    """How people and configs write a map size: `7x7`."""
+    return f"{size}x{size}"
+
+
 class Objective(StrEnum):
     """What "optimal" means for an instance; recorded with every optimum."""
 

@@ -26,9 +26,8 @@ from mapf_env.config import (
     config_error,
     normalise_size_keys,
     parse_size,
-    size_name,
 )
-from mapf_env.instance import SIZES, Objective
+from mapf_env.instance import SIZES, Objective, size_name
 
 _LOCKED_KEYS = ("n_agents", "samples", "objective")
 

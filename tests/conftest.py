@@ -12,7 +12,7 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 if TYPE_CHECKING:
-    from harness.machine import Precision
+    from run_records import Precision
     from tests.designers.openai_server import ScriptedServer
 
 PRECISION_VARIABLE = "ENVDESIGN_TEST_PRECISION"

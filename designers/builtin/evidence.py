@@ -48,7 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from designers.base import RuleDesigner
 from designers.context import DesignContext
 from mapf_env import SIZES, EnvConfig
-from mapf_env.config import size_name
+from mapf_env.instance import size_name
 from mapf_env.report import EvalReport, RateCounts
 
 

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from designers.base import RuleDesigner
 from designers.context import DesignContext
-from mapf_env.config import MAX_HOLE_RATIO, size_name
+from mapf_env.config import MAX_HOLE_RATIO
+from mapf_env.instance import size_name
 
 
 class HarderOptions(BaseModel):

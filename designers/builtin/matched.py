@@ -53,7 +53,7 @@ from mapf_env import (
     load_suite,
     project,
 )
-from mapf_env.config import size_name
+from mapf_env.instance import size_name
 
 
 class MatchedOptions(BaseModel):

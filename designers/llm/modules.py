@@ -16,7 +16,7 @@ from string import Template
 
 from designers.context import DesignContext, RoundRecord
 from mapf_env import EnvConfig, GenerationStats
-from mapf_env.config import size_name
+from mapf_env.instance import size_name
 from mapf_env.report import FAILURE_TYPES, EvalReport, RateCounts
 
 

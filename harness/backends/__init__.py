@@ -6,10 +6,8 @@ from harness.backends.base import (
     RoundTraining,
     Served,
     ServingBackend,
-    TrainStep,
     serving,
 )
-from harness.training_summary import TrainingSummary, summarise
 
 __all__ = [
     "Backend",
@@ -17,8 +15,5 @@ __all__ = [
     "RoundTraining",
     "Served",
     "ServingBackend",
-    "TrainStep",
-    "TrainingSummary",
     "serving",
-    "summarise",
 ]

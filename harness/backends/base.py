@@ -21,36 +21,15 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from designers import Endpoint
-from harness.machine import MachineRecord
-from harness.training_summary import TrainingSummary
 from mapf_env import Instance
+from run_records import MachineRecord, ModelLoad, TrainingSummary, TrainStep
 
 Served = Literal["policy", "base"]
 """Which model an endpoint serves: the current checkpoint, or the untouched base model."""
 
-LoadKind = Literal["training", "evaluation", "serving-policy", "serving-base"]
-"""What a model was loaded for: a training process, an evaluation (offline generation), or a
-server for the `self` (policy) or `base` designer."""
-
 
 class BackendUnavailable(RuntimeError):
     """The experiment names a backend this installation cannot run."""
-
-
-class TrainStep(BaseModel):
-    """One optimiser step's curves (what verl logs as actor/... and critic/score/...)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    step: int
-    epoch: int
-    reward: float = Field(description="Mean reward of the step's rollouts.")
-    valid_rate: float = Field(description="Share of the step's rollouts that were valid.")
-    kl: float = Field(description="Mean KL to the round's frozen reference policy.")
-    loss: float = Field(
-        description="Policy-gradient loss (verl's actor/pg_loss), KL term excluded."
-    )
-    seconds: float
 
 
 class RoundTraining(BaseModel):
@@ -64,34 +43,9 @@ class RoundTraining(BaseModel):
     seconds: float
     summary: TrainingSummary | None = Field(
         default=None,
-        description="The round in numbers (`harness.training_summary.summarise`), which the "
+        description="The round in numbers (`run_records.training_summary.summarise`), which the "
         "round record keeps and the designer's T module can show; None from a backend that "
         "gives none, or a round that took no step.",
-    )
-
-
-class ModelLoad(BaseModel):
-    """One model load of a backend: a process that had to read a model before doing its job.
-
-    Each backend says where its load ends; the verl backend: training, when verl's file logger
-    opens its file (verl does so in ``fit()``, right after ``init_workers()`` built Ray's
-    workers, the actor, the reference and the rollout engine); evaluation, when vLLM's engine
-    is built (the generator's own clock, its imports included); serving, when ``/health`` and
-    ``/v1/models`` answer.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: LoadKind
-    model: str = Field(description="The model loaded: a Hugging Face directory or id.")
-    seconds: float = Field(ge=0.0, description="From the process's start to its model's ready.")
-    process_seconds: float | None = Field(
-        default=None,
-        ge=0.0,
-        description="The whole process, start to exit; None for a server (it runs on).",
-    )
-    note: str | None = Field(
-        default=None, description="What a reader should know, e.g. a rerun after a crash."
     )
 
 

@@ -1,43 +1,24 @@
-"""The backend an experiment names, built in the process that will use it."""
+"""The backend an experiment names, built in the process that will use it (through its spec)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from harness.backends.base import Backend, BackendUnavailable
-from harness.experiment import CPU_POLICIES, ExperimentConfig
+from harness.backends.registry import backend_spec
+from harness.experiment import ExperimentConfig
 
 __all__ = ["BackendUnavailable", "backend_serves_models", "check_backend", "make_backend"]
 
 
-def backend_class(name: str) -> type:
-    """The class of backend `name`, imported only now (verl's module is heavy)."""
-    if name == "cpu":
-        from harness.backends.cpu import CpuBackend
-
-        return CpuBackend
-    if name == "verl":
-        from harness.backends.verl.backend import VerlBackend
-
-        return VerlBackend
-    raise BackendUnavailable(
-        f"backend {name!r} is not available in this installation; use backend: cpu or verl"
-    )
-
-
 def backend_serves_models(name: str) -> bool:
-    """Whether backend `name` serves its checkpoints to designers (`self`, `base`): a class
-    says so with ``serves_models = True``."""
-    return bool(getattr(backend_class(name), "serves_models", False))
+    """Whether backend `name` serves its checkpoints to designers (`self`, `base`)."""
+    return backend_spec(name).serves_models
 
 
 def check_backend(experiment: ExperimentConfig, ray_address: str | None = None) -> None:
     """`BackendUnavailable` (naming the extra) when the experiment's backend cannot run here."""
-    backend_class(experiment.backend)
-    if experiment.backend == "verl":
-        from harness.backends.verl.runtime import VerlRuntime
-
-        VerlRuntime(ray_address=ray_address).check_installed()
+    backend_spec(experiment.backend).check_installed(experiment, ray_address)
 
 
 def make_backend(
@@ -49,32 +30,9 @@ def make_backend(
 ) -> Backend:
     """A fresh backend for `experiment` (its policy is created by `initialise` or `load`).
 
-    `workdir` is the run directory: the verl backend keeps its datasets, verl checkpoints and
-    logs under ``workdir/verl/``. `ray_address` (verl only) submits every training round as a
-    job to that Ray cluster instead of letting verl start a Ray instance of its own.
+    `workdir` is the run directory (a backend keeps its own files under it, verl its
+    datasets, checkpoints and logs under ``workdir/verl/``); `ray_address` goes to a backend
+    that submits its training rounds to that Ray cluster as jobs.
     """
-    if experiment.backend == "cpu":
-        from harness.backends.cpu import CpuBackend, CpuLearnerSettings
-
-        settings = CpuLearnerSettings(
-            group_size=experiment.grpo.group_size,
-            lr=experiment.grpo.learning_rate,
-            kl_coef=experiment.grpo.kl_coef,
-            precision=experiment.precision,
-            actions=CPU_POLICIES[experiment.policy],
-            threads=threads,
-        )
-        return CpuBackend(settings)
-    if experiment.backend == "verl":
-        from harness.backends.verl.backend import VerlBackend
-        from harness.backends.verl.runtime import VerlRuntime
-
-        if workdir is None:
-            raise ValueError("the verl backend needs a working directory (the run directory)")
-        backend = VerlBackend(experiment, workdir, VerlRuntime(ray_address=ray_address))
-        backend.check_installed()
-        return backend
-    raise BackendUnavailable(
-        f"backend {experiment.backend!r} is not available in this installation; "
-        "use backend: cpu or verl"
-    )
+    spec = backend_spec(experiment.backend)
+    return spec.build(experiment, threads=threads, workdir=workdir, ray_address=ray_address)

@@ -24,8 +24,9 @@ from harness.backends.verl.footprint import (
 )
 from harness.backends.verl.runtime import VerlRuntime
 from harness.backends.verl.serve import HOST
-from harness.backends.verl.settings import VerlSettings
+from harness.backends.verl.settings import verl_section
 from harness.backends.verl.versions import UnsupportedVerl, VerlLine, line_of
+from harness.designer_checks import designer_problems, serves_models
 from harness.doctor import gpu, network, software, storage
 from harness.doctor.findings import Finding, fail, ok
 from harness.doctor.probes import Probe
@@ -100,7 +101,7 @@ def _verl(
     resume: bool,
     concurrent: int,
 ) -> list[Finding]:
-    settings = experiment.verl or VerlSettings()
+    settings = verl_section(experiment)
     python, cluster = runtime.commands.python, runtime.submits_jobs
     facts, driver = probe.python(python, cuda=True), probe.driver()
     needed, why = gpu.gpus_needed(settings, submits_jobs=cluster)
@@ -164,7 +165,7 @@ def _disk(
     free, where = probe.free_disk(root)
     budget: DiskBudget | None = None
     if size.params is not None:
-        footprint = checkpoint_footprint(size.params, experiment.verl or VerlSettings())
+        footprint = checkpoint_footprint(size.params, verl_section(experiment))
         try:
             budget = disk_budget(experiment, footprint, concurrent=concurrent, line=line)
         except ValueError as err:
@@ -185,26 +186,8 @@ def _ray(address: str, probe: Probe) -> list[Finding]:
     return network.ray_findings(address, answer)
 
 
-def serves_models(experiment: ExperimentConfig) -> bool:
-    """Whether a designer of `experiment` reads a model the backend serves (self, base)."""
-    from designers import backend_endpoints
-    from harness.loop import make_designer
-    from harness.preflight import DESIGNER_ERRORS
-
-    for name in experiment.designers:
-        try:
-            made = make_designer(experiment, name, serves_models=True, ready=False)
-        except DESIGNER_ERRORS:
-            continue  # reported by the designers' check
-        if backend_endpoints(made):
-            return True
-    return False
-
-
 def designer_findings(experiment: ExperimentConfig) -> list[Finding]:
     """The designers' names, options and keys, by preflight's own check."""
-    from harness.preflight import designer_problems
-
     lines = designer_problems(experiment, ready=True)
     if not lines:
         return [

@@ -18,9 +18,9 @@ from harness.backends.factory import make_backend
 from harness.events import EventSender, Observers, RunEvent, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
-from harness.records import ResultRecord
-from harness.run_dir import RunDir, RunDirError
+from harness.run_dir import RunDir
 from harness.tracking import make_trackers
+from run_records import ResultRecord, RunDirError
 
 OnEvent = Callable[[RunEvent], None]
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
+from harness.backends.registry import backend_spec
 from harness.executors.base import (
     EventQueue,
     Job,
@@ -25,7 +26,7 @@ from harness.executors.base import (
     wait_for_events,
 )
 from harness.experiment import ExperimentConfig
-from harness.records import ResultRecord
+from run_records import ResultRecord
 
 
 def available_cores() -> int:
@@ -35,7 +36,7 @@ def available_cores() -> int:
 
 class LocalExecutor:
     """Up to `workers` runs at once (default: one per core, at most one per job; one at a time
-    for the verl backend, whose runs would otherwise share this machine's GPUs).
+    for a backend whose runs may not share a machine, as verl's would its GPUs).
 
     A run that raises does not stop the others; `RunsFailed` names it once all have ended.
     """
@@ -47,7 +48,7 @@ class LocalExecutor:
 
     def at_once(self, experiment: ExperimentConfig, runs: int) -> int:
         """How many of `runs` runs go at once (what the disk budget counts with, too)."""
-        default = 1 if experiment.backend == "verl" else available_cores()
+        default = available_cores() if backend_spec(experiment.backend).shares_machine else 1
         return max(1, min(self.workers or default, runs))
 
     def run(

@@ -55,10 +55,11 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from harness.backends.registry import backend_spec
+from harness.backends.spec import Resources
 from harness.executors.base import (
     ExecutorUnavailable,
     Job,
@@ -70,7 +71,7 @@ from harness.executors.base import (
     wait_for_events,
 )
 from harness.experiment import ExperimentConfig
-from harness.records import ResultRecord
+from run_records import ResultRecord
 
 if TYPE_CHECKING:
     from ray import ObjectRef
@@ -78,25 +79,6 @@ if TYPE_CHECKING:
 INSTALL_HINT = "pip install 'envdesign-bench[ray]'"
 RESUME_RETRIES = 2
 """How often Ray reruns a run whose worker or node died, with `--resume` only (see above)."""
-
-
-@dataclass(frozen=True)
-class Resources:
-    """What one run reserves on the cluster."""
-
-    cpus: float
-    gpus: float
-
-    @property
-    def threads(self) -> int:
-        """Torch threads of a run: its whole CPUs, at least one."""
-        return max(1, int(self.cpus))
-
-
-DEFAULT_RESOURCES: dict[str, Resources] = {
-    "cpu": Resources(cpus=1, gpus=0),
-    "verl": Resources(cpus=1, gpus=4),  # the paper's recipe: GRPO on 4 GPUs per run
-}
 
 
 def require_ray() -> None:
@@ -134,15 +116,10 @@ class RayExecutor:
 
     def resources(self, experiment: ExperimentConfig) -> Resources:
         """The options given, else the backend's defaults (verl: its GPUs per node)."""
-        default = DEFAULT_RESOURCES[experiment.backend]
-        if experiment.verl is not None and experiment.backend == "verl":
-            if experiment.verl.nnodes > 1:
-                raise ExecutorUnavailable(
-                    f"verl.nnodes is {experiment.verl.nnodes}: a Ray task trains on one node; "
-                    "train across nodes by submitting rounds as Ray jobs (--executor local "
-                    "--ray-address http://head:8265)"
-                )
-            default = Resources(cpus=default.cpus, gpus=experiment.verl.n_gpus_per_node)
+        try:
+            default = backend_spec(experiment.backend).resources(experiment.backend_settings)
+        except ValueError as err:
+            raise ExecutorUnavailable(str(err)) from None
         return Resources(
             cpus=default.cpus if self.cpus_per_run is None else self.cpus_per_run,
             gpus=default.gpus if self.gpus_per_run is None else self.gpus_per_run,

@@ -11,13 +11,12 @@ from harness.policy_eval.errors import CacheError, PolicyEvalError, TooManyFailu
 from harness.policy_eval.events import EvalEvent
 from harness.policy_eval.policy import PolicySpec, check_ready, resolve_policy
 from harness.policy_eval.progress import EvalView
-from harness.policy_eval.runner import POLICIES_DIR, EvalOutcome, evaluate_policy, policy_dir
-from harness.policy_eval.selection import load_suites, stratified
+from harness.policy_eval.runner import EvalOutcome, evaluate_policy, policy_dir
+from harness.policy_eval.selection import load_suites
 from harness.policy_eval.settings import Requests, Sampling
 
 __all__ = [
     "CACHE_FILE",
-    "POLICIES_DIR",
     "AnswerCache",
     "AnswerKey",
     "Asker",
@@ -38,5 +37,4 @@ __all__ = [
     "load_suites",
     "policy_dir",
     "resolve_policy",
-    "stratified",
 ]

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from harness.evaluate import judge
 from mapf_env import BenchmarkSuite
+from run_records import judge
 
 EventKind = Literal["start", "instance", "suite", "done"]
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from designers.llm.client import Target, credential_problem, require_litellm
 from designers.llm.factories import model_aliases
 from harness.policy_eval.errors import PolicyEvalError
-from harness.run_dir import safe_name
+from run_records import safe_name
 
 PolicyBackend = Literal["litellm", "openai", "cpu"]
 CHECKPOINT_FILES = ("cpu_policy.pt", "cpu_settings.json")

@@ -16,10 +16,9 @@ from typing import Any
 from harness.policy_eval.cache import CACHE_FILE, CachedAnswer
 from harness.policy_eval.policy import PolicySpec
 from harness.policy_eval.settings import Requests, Sampling
-from harness.records import ResultRecord, SuiteResult, stamp
-from harness.run_dir import RESULT_FILE
 from mapf_env import PROMPT_VERSION
 from mapf_env.export import atomic_write_bytes
+from run_records import RESULT_FILE, ResultRecord, SuiteResult, stamp
 
 EXPERIMENT_NAME = "zero-shot"
 

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from designers.llm.client import CallResult, complete
-from harness.answers import SuiteAnswers
-from harness.evaluate import ScoredSuite, benchmark_suite, score_answers, store_scored
+from harness.evaluate import benchmark_suite
 from harness.policy_eval.asking import Asker, Request, ask_all
 from harness.policy_eval.cache import (
     CACHE_FILE,
@@ -34,10 +33,15 @@ from harness.policy_eval.policy import PolicySpec, check_ready
 from harness.policy_eval.record import Usage, make_record, write_record
 from harness.policy_eval.selection import load_suites
 from harness.policy_eval.settings import Requests, Sampling
-from harness.records import ResultRecord
 from mapf_env import PROMPT_VERSION, BenchmarkSuite, render_prompt
-
-POLICIES_DIR = "policies"
+from run_records import (
+    POLICIES_DIR,
+    ResultRecord,
+    ScoredSuite,
+    SuiteAnswers,
+    score_answers,
+    store_scored,
+)
 
 
 @dataclass(frozen=True)

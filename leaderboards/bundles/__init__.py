@@ -4,7 +4,7 @@
     verification = verify_bundle(Path("quick.zip"))  # checksums, suites, every answer re-scored
     merge_bundles([Path("quick.zip")], Path("board"))  # verified runs join a shared board
 
-Every run stores its benchmark answers (`harness.answers`), so a bundle's verdicts are
+Every run stores its benchmark answers (`run_records.answers`), so a bundle's verdicts are
 re-scored by the verifier installed where it is checked, on suites checked against their
 version and content checksum; a bundle whose numbers disagree is refused.
 """

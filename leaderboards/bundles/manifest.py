@@ -15,9 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from harness.policy_eval import POLICIES_DIR
-from harness.records import ResultRecord
-from harness.run_dir import safe_name
+from run_records import POLICIES_DIR, ResultRecord, safe_name
 
 BUNDLE_FORMAT = 1
 """The bundle layout's version; a reader refuses another one."""

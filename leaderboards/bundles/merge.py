@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.run_files import RESULT_FILE, RUN_FILE, sha256_file
 from leaderboards.bundles.errors import BundleError
 from leaderboards.bundles.manifest import RUNS_DIR
 from leaderboards.bundles.verify import OnProgress, Verification, check_bundle
 from leaderboards.compat import check_compatible
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun, load_runs
+from run_records import RESULT_FILE, RUN_FILE, sha256_file
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.answers import read_answers
-from harness.evaluate import score_answers
-from harness.policy_eval import stratified
-from harness.records import ResultRecord, SuiteResult
-from mapf_env import BenchmarkSuite, load_suite
+from mapf_env import BenchmarkSuite, load_suite, stratified
+from run_records import ResultRecord, SuiteResult, read_answers, score_answers
 
 
 def installed_suite(record: ResultRecord, name: str) -> BenchmarkSuite:

@@ -21,8 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.answers import AnswersError, answers_file
-from harness.run_files import RESULT_FILE
 from leaderboards.bundles.archive import unpack
 from leaderboards.bundles.errors import BundleError
 from leaderboards.bundles.manifest import RUNS_DIR, BundleManifest, BundleRun, run_name
@@ -30,6 +28,7 @@ from leaderboards.bundles.rescore import differences, rescored
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun, load_run
 from mapf_env import load_suite
+from run_records import RESULT_FILE, AnswersError, answers_file
 
 SHOWN_MISMATCHES = 5
 """Mismatches kept (and printed) in full; the rest are counted."""

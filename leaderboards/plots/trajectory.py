@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from harness.records import ResultRecord
 from leaderboards.plots.canvas import draw
 from mapf_env.config import MAX_HOLE_RATIO
+from run_records import ResultRecord
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

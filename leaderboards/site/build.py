@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.run_files import sha256_file
 from leaderboards.aggregate import build_board
 from leaderboards.board import Answers, Board
 from leaderboards.bootstrap import RESAMPLES
@@ -40,6 +39,7 @@ from leaderboards.site.figures import Trajectory, story
 from leaderboards.site.output import GENERATOR, MANIFEST, check_out, staged
 from leaderboards.site.runs import RunView, copy_raw_files, designer_slugs, run_view
 from leaderboards.verdicts import CUTS
+from run_records import sha256_file
 
 SITE_SCHEMA_VERSION = "1"
 HEADLINE = "main-"

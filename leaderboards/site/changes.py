@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mapf_env import ProjectionNote
-from mapf_env.config import ConfigError, parse_size, size_name
+from mapf_env.config import ConfigError, parse_size
+from mapf_env.instance import size_name
 
 FIELD_ORDER = ("ratio", "hole_ratio", "wait_ratio")
 """The configuration's fields first, in the order the configuration lists them."""

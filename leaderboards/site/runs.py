@@ -12,14 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from designers import Proposal
-from harness.records import ResultRecord, RoundResult
-from harness.run_dir import RESULT_FILE, ROUND_FILE, RUN_FILE, safe_name
 from leaderboards.board import Answers, DesignFailures
 from leaderboards.design_steps import design_failures
 from leaderboards.metrics import METRICS, Metric
 from leaderboards.readers import LoadedRun
 from leaderboards.site.changes import ChangesTable, changes_table, projection_rows
 from leaderboards.verdicts import suite_sums
+from run_records import RESULT_FILE, ROUND_FILE, RUN_FILE, ResultRecord, RoundResult, safe_name
 
 RAW_FILES = (RUN_FILE, RESULT_FILE)
 ROUND_FILES = (ROUND_FILE, "config.yaml", "curves.jsonl")

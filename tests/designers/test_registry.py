@@ -19,7 +19,7 @@ from designers import (
     designer_names,
 )
 from designers import registry as registry_module
-from harness.cli import app
+from harness_cli import app
 from mapf_env import project
 from tests.designers.contexts import contexts
 

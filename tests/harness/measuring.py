@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import cast
 
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
-from harness.machine import Precision
 from mapf_env import Instance
+from run_records import Precision
 
 PRECISIONS: tuple[Precision, ...] = ("fp32", "bf16")
 

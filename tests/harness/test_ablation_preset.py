@@ -17,12 +17,12 @@ import pytest
 from typer.testing import CliRunner
 
 from designers import DesignerEntry, create_designer, parse_entry
-from harness.cli import app
 from harness.experiment import ExperimentConfig
 from harness.loop import designer_options
 from harness.presets import resolve_preset
-from harness.records import ResultRecord, RoundResult
 from harness.run_dir import RunDir
+from harness_cli import app
+from run_records import ResultRecord, RoundResult
 from tests.designers.openai_server import FAST, Received, ScriptedServer
 
 runner = CliRunner()

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 
-from harness.evaluate import score_suite
-from harness.records import SuiteResult
-from harness.summary import size_mean
 from mapf_env import BenchmarkSuite, Objective, format_plan, load_suite, reference_answer
 from mapf_env.solver import solve
+from run_records import SuiteResult, score_suite, size_mean
 
 
 def _separating(suite: BenchmarkSuite) -> BenchmarkSuite:
@@ -75,9 +73,8 @@ def test_a_version_1_result_says_it_holds_soc_optima_only() -> None:
 def test_a_round_record_of_version_1_reads_its_validation_as_soc_keyed() -> None:
     """A round.json written before suite version 2 has only `optimal` in its validation
     report; it reads with the SOC counts filled in and the makespan ones unknown."""
-    from harness.evaluate import judge
-    from harness.records import RoundResult
     from mapf_env import EvalReport, GenerationStats, random_config
+    from run_records import RoundResult, judge
 
     items = load_suite("validation").items[:10]
     report = EvalReport.from_verdicts(

@@ -16,12 +16,12 @@ import pytest
 from typer.testing import CliRunner
 
 from designers.builtin import benchmark_mix
-from harness.cli import app
 from harness.experiment import ExperimentConfig
 from harness.presets import resolve_preset
-from harness.records import ResultRecord
+from harness_cli import app
 from leaderboards.metrics import SHORT
 from mapf_env import EnvConfig
+from run_records import ResultRecord
 
 runner = CliRunner()
 CONTROLS = ["random", "matched", "harder"]

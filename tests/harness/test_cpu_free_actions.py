@@ -23,7 +23,6 @@ from harness.backends.cpu.rollout import rollout
 from harness.backends.cpu.writing import Slip, skipped, write_answer
 from harness.backends.factory import make_backend
 from harness.experiment import ExperimentConfig
-from harness.machine import Precision
 from leaderboards import LeaderboardError, LoadedRun, check_compatible
 from mapf_env import (
     HOLE,
@@ -37,6 +36,7 @@ from mapf_env import (
     random_config,
     verify,
 )
+from run_records import Precision
 from tests.harness.measuring import trained_and_restored
 from tests.leaderboards.handmade import rates, run
 

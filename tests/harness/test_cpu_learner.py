@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.backends import Backend, TrainStep
+from harness.backends import Backend
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
 from harness.backends.cpu.features import (
     BLOCKED,
@@ -27,7 +27,6 @@ from harness.backends.cpu.features import (
 from harness.backends.cpu.grpo import exact_kl, group_advantages
 from harness.backends.cpu.policy import AgentPolicy, log_probs
 from harness.backends.cpu.rollout import _conflicts, autocast, rollout
-from harness.machine import Precision
 from mapf_env import (
     HOLE,
     SIZES,
@@ -42,6 +41,7 @@ from mapf_env import (
     random_config,
     verify,
 )
+from run_records import Precision, TrainStep
 from tests.harness.measuring import trained_and_restored
 
 SETTINGS = CpuLearnerSettings(batch_size=64, threads=2)

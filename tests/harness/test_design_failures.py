@@ -13,8 +13,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.records import ResultRecord
+from harness_cli import app
+from run_records import ResultRecord
 from tests.designers.openai_server import FAST, Reply, ScriptedServer
 
 runner = CliRunner()

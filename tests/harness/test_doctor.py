@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.backends.verl.runtime import VerlCommands, VerlRuntime
-from harness.cli import app
 from harness.doctor import DriverFacts, Finding, TorchFacts, diagnose
 from harness.experiment import ExperimentConfig
 from harness.presets import resolve_preset
+from harness_cli import app
 from tests.harness.doctor_fakes import A10, FakeProbe, build_hf_cache, h100_node
 
 runner = CliRunner()
@@ -152,7 +152,7 @@ def test_keys_of_the_named_designers_come_from_preflights_check(tmp_path: Path) 
 
 
 def with_probe(monkeypatch: pytest.MonkeyPatch, probe: FakeProbe) -> None:
-    monkeypatch.setattr("harness.cli.doctor.MachineProbe", lambda: probe)
+    monkeypatch.setattr("harness_cli.doctor.MachineProbe", lambda: probe)
 
 
 def test_the_command_prints_one_line_per_finding_and_exits_0(

@@ -12,7 +12,7 @@ from harness.backends.verl.footprint import (
     checkpoint_footprint,
     disk_budget,
 )
-from harness.backends.verl.settings import VerlSettings
+from harness.backends.verl.settings import VerlSettings, verl_section
 from harness.doctor import DriverFacts, Finding, PythonFacts, TorchFacts, exit_code, verdict
 from harness.doctor.gpu import cuda_findings, gpu_count_findings, gpus_needed, memory_findings
 from harness.doctor.memory import GIB, memory_needs
@@ -223,13 +223,13 @@ def test_torch_for_the_cpu_backend() -> None:
 
 def budget(**verl: object) -> tuple[ExperimentConfig, int]:
     e = ExperimentConfig.from_mapping({"backend": "verl", "policy": "Qwen/Qwen3-4B", "verl": verl})
-    peak = disk_budget(e, checkpoint_footprint(1_000_000_000, e.verl or VerlSettings())).peak
+    peak = disk_budget(e, checkpoint_footprint(1_000_000_000, verl_section(e))).peak
     return e, peak
 
 
 def test_disk_against_the_budget() -> None:
     e, peak = budget()
-    b = disk_budget(e, checkpoint_footprint(1_000_000_000, e.verl or VerlSettings()))
+    b = disk_budget(e, checkpoint_footprint(1_000_000_000, verl_section(e)))
     [roomy] = disk_findings(peak, Path("/runs"), b, QWEN3_4B)
     assert roomy.level == "ok" and roomy.what.startswith("24.0 GB free at /runs")
     [short] = disk_findings(peak - 1, Path("/runs"), b, QWEN3_4B)
@@ -238,7 +238,7 @@ def test_disk_against_the_budget() -> None:
     [resumed] = disk_findings(peak - 1, Path("/runs"), b, QWEN3_4B, resume=True)
     assert resumed.level == "warn" and "resuming" in resumed.what
     kept, _ = budget(keep_training_state=True)
-    b = disk_budget(kept, checkpoint_footprint(1_000_000_000, kept.verl or VerlSettings()))
+    b = disk_budget(kept, checkpoint_footprint(1_000_000_000, verl_section(kept)))
     [f] = disk_findings(0, Path("/runs"), b, QWEN3_4B)
     assert f.level == "fail" and "verl.keep_training_state: false" in f.fix
 

@@ -16,7 +16,7 @@ from harness.backends.verl.footprint import (
     hub_offline,
     model_size,
 )
-from harness.backends.verl.settings import VerlSettings
+from harness.backends.verl.settings import VerlSettings, verl_section
 from harness.experiment import ExperimentConfig
 from tests.harness.doctor_fakes import QWEN3_4B_BYTES, SNAPSHOT, build_hf_cache, safetensors_header
 
@@ -159,7 +159,7 @@ ROUND = 16_004_194_304 + 2_252_800 + 27_262_976  # a round training, one checkpo
 
 def test_the_budget_of_two_runs_of_three_rounds() -> None:
     experiment = verl_experiment()
-    budget = disk_budget(experiment, checkpoint_footprint(1_000_000_000, experiment.verl))
+    budget = disk_budget(experiment, checkpoint_footprint(1_000_000_000, verl_section(experiment)))
     assert budget.runs == 2 and budget.rounds == 3 and budget.checkpoints_in_flight == 1
     assert budget.kept_per_round == KEPT == 4_002_252_800
     assert budget.run_peak == 2 * KEPT + ROUND == 24_038_215_680
@@ -172,7 +172,7 @@ def test_the_budget_of_two_runs_of_three_rounds() -> None:
 
 def test_verl_0_9_keeps_the_old_checkpoint_until_the_new_one_is_saved() -> None:
     experiment = verl_experiment()
-    f = checkpoint_footprint(1_000_000_000, experiment.verl)
+    f = checkpoint_footprint(1_000_000_000, verl_section(experiment))
     budget = disk_budget(experiment, f, line="0.9", runs=1)
     assert budget.checkpoints_in_flight == 2
     assert budget.run_peak == 2 * KEPT + ROUND + 16_004_194_304
@@ -180,7 +180,7 @@ def test_verl_0_9_keeps_the_old_checkpoint_until_the_new_one_is_saved() -> None:
 
 def test_unlimited_checkpoints_and_kept_training_state() -> None:
     every = verl_experiment(verl={"max_actor_ckpt_to_keep": None, "keep_training_state": True})
-    f = checkpoint_footprint(1_000_000_000, every.verl)
+    f = checkpoint_footprint(1_000_000_000, verl_section(every))
     budget = disk_budget(every, f, runs=1)
     assert budget.checkpoints_in_flight == 3 and budget.checkpoints_kept == 3
     assert budget.kept_per_round == 3 * 16_004_194_304 + 2_252_800
@@ -191,7 +191,7 @@ def test_unlimited_checkpoints_and_kept_training_state() -> None:
 
 def test_kept_rollouts_count_every_step() -> None:
     experiment = verl_experiment(verl={"keep_rollouts": True})
-    budget = disk_budget(experiment, checkpoint_footprint(1_000_000_000, experiment.verl))
+    budget = disk_budget(experiment, checkpoint_footprint(1_000_000_000, verl_section(experiment)))
     assert budget.rollouts_kept_per_round == 93 * 27_262_976
     assert budget.kept_per_round == KEPT + 93 * 27_262_976
 
@@ -217,7 +217,7 @@ def test_the_description_of_an_unknown_size_says_how_to_give_it(tmp_path: Path) 
 def test_batches_that_do_not_work_out_are_named() -> None:
     experiment = verl_experiment(samples_per_round=100)
     with pytest.raises(ValueError, match="no full batch"):
-        disk_budget(experiment, checkpoint_footprint(10, experiment.verl))
+        disk_budget(experiment, checkpoint_footprint(10, verl_section(experiment)))
     assert "not computed" in describe_disk(experiment, params=10)
 
 

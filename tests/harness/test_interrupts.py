@@ -20,7 +20,7 @@ TINY = ["--set", "rounds=6", "--set", "samples_per_round=40", "--set", "epochs_p
 
 
 def start(out: Path) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "harness.cli", "compare", "--designers", "random,uniform",
+    command = [sys.executable, "-m", "harness_cli", "compare", "--designers", "random,uniform",
                "--out", str(out), *TINY]  # fmt: skip
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True, cwd=Path(__file__).parents[2])  # fmt: skip
@@ -70,7 +70,7 @@ def test_an_interrupted_compare_reports_and_resumes(
     line = next(x for x in output.splitlines() if x.startswith("continue with: "))
     command = shlex.split(line.removeprefix("continue with: "))
     assert command[:2] == ["harness", "compare"] and command[-1] == "--resume"
-    resumed = subprocess.run([sys.executable, "-m", "harness.cli", *command[1:], "--quiet"],
+    resumed = subprocess.run([sys.executable, "-m", "harness_cli", *command[1:], "--quiet"],
                              capture_output=True, text=True, timeout=600,
                              cwd=Path(__file__).parents[2])  # fmt: skip
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
@@ -84,7 +84,7 @@ def test_an_interrupted_eval_says_how_to_continue(
     command = ["eval", "--policy", "scripted", "--base-url", openai_server.base_url,
                "--bench", "3agents", "--limit", "40", "--concurrency", "1",
                "--out", str(tmp_path)]  # fmt: skip
-    process = subprocess.Popen([sys.executable, "-m", "harness.cli", *command],
+    process = subprocess.Popen([sys.executable, "-m", "harness_cli", *command],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                cwd=Path(__file__).parents[2])  # fmt: skip
     deadline = time.monotonic() + 120

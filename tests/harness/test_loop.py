@@ -14,8 +14,8 @@ import pytest
 from harness.backends.factory import make_backend
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
-from harness.records import ResultRecord
 from harness.run_dir import RunDir
+from run_records import ResultRecord
 
 TINY = {
     "name": "tiny",
@@ -69,7 +69,7 @@ def test_a_killed_run_resumes_to_the_uninterrupted_result(tmp_path: Path) -> Non
     config = tmp_path / "tiny.yaml"
     config.write_text(experiment.to_yaml())
     killed_root = tmp_path / "killed"
-    command = [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(killed_root),
+    command = [sys.executable, "-m", "harness_cli", "run", str(config), "--out", str(killed_root),
                "--workers", "1", "--quiet", "--set", "designers=[evidence]"]  # fmt: skip
     run_path = killed_root / "tiny" / "evidence" / "seed-0"
     process = subprocess.Popen(command, start_new_session=True)
@@ -90,7 +90,7 @@ def test_a_killed_run_resumes_to_the_uninterrupted_result(tmp_path: Path) -> Non
 
 
 def test_resume_refuses_another_config(tmp_path: Path) -> None:
-    from harness.run_dir import RunDirError
+    from run_records import RunDirError
 
     run(tiny(rounds=1), "random", tmp_path)
     with pytest.raises(RunDirError, match="another experiment config"):

@@ -20,7 +20,6 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
-from harness.cli import app
 from harness.evaluate import benchmark_suite
 from harness.policy_eval import (
     CACHE_FILE,
@@ -33,9 +32,9 @@ from harness.policy_eval import (
     TooManyFailures,
     evaluate_policy,
     resolve_policy,
-    stratified,
 )
-from mapf_env import BenchmarkSuite, Instance, format_plan, load_suite
+from harness_cli import app
+from mapf_env import BenchmarkSuite, Instance, format_plan, load_suite, stratified
 from mapf_env.prompt import render_user
 from tests.designers.openai_server import Reply, ScriptedServer
 

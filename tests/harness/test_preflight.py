@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
+from harness_cli import app
 
 runner = CliRunner()
 TINY = ["--set", "rounds=1", "--set", "samples_per_round=40", "--set", "benchmarks=[validation]",

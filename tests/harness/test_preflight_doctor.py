@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
 from harness.doctor import DriverFacts, TorchFacts
 from harness.experiment import ExperimentConfig
 from harness.preflight import PreflightFailed, preflight
 from harness.presets import resolve_preset
+from harness_cli import app
 from tests.harness.doctor_fakes import FakeProbe, build_hf_cache, h100_node
 
 runner = CliRunner()

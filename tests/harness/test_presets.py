@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 import harness.presets
-from harness.cli import app
 from harness.experiment import ExperimentConfig
 from harness.presets import preset_names, resolve_preset
+from harness_cli import app
 from mapf_env import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]

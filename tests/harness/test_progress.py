@@ -9,11 +9,11 @@ import pytest
 from rich.console import Console
 
 from harness.backends.factory import make_backend
-from harness.cli.progress import ProgressView
 from harness.events import EventSender, RunEvent
 from harness.executors import Job
 from harness.loop import run_designer
 from harness.run_dir import RunDir
+from harness_cli.progress import ProgressView
 from tests.harness.test_loop import tiny
 
 

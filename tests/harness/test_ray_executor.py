@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
+from harness.backends.registry import backend_spec
 from harness.events import RunEvent
 from harness.executors import (
     ExecutorUnavailable,
@@ -22,7 +22,6 @@ from harness.executors import (
 )
 from harness.executors.local import available_cores
 from harness.executors.ray import (
-    DEFAULT_RESOURCES,
     RayExecutor,
     Resources,
     check_shared,
@@ -30,9 +29,11 @@ from harness.executors.ray import (
     require_room,
 )
 from harness.experiment import ExperimentConfig
-from harness.run_dir import RunDir, RunDirError
-from tests.harness.test_cli_run import TINY
+from harness.run_dir import RunDir
+from harness_cli import app
+from run_records import RunDirError
 from tests.harness.test_loop import outcome, tiny
+from tests.harness_cli.test_run import TINY
 
 ray = pytest.importorskip("ray")
 
@@ -111,7 +112,7 @@ def test_user_errors_in_a_ray_run_stay_one_line(tmp_path: Path) -> None:
 def test_resources_and_the_shared_directory_are_checked(tmp_path: Path) -> None:
     experiment = tiny(rounds=1, designers=["random"])
     assert RayExecutor().resources(experiment) == Resources(cpus=1, gpus=0)
-    assert DEFAULT_RESOURCES["verl"].gpus == 4
+    assert backend_spec("verl").resources(None).gpus == 4
     assert RayExecutor(cpus_per_run=2.5, gpus_per_run=0.5).resources(experiment).threads == 2
     gpu = Resources(cpus=1, gpus=1)
     refused = rf"no node .* 1 GPUs .* has {2 * THREADS} CPUs and 0 GPUs"

@@ -11,14 +11,20 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from harness.backends.base import ModelLoad, TrainStep
 from harness.backends.factory import make_backend
-from harness.cli import app
 from harness.events import PhaseClock
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
-from harness.records import OVERHEAD_SHARES, ResultRecord, RoundResult, RoundTimings
 from harness.run_dir import RunDir
+from harness_cli import app
+from run_records import (
+    OVERHEAD_SHARES,
+    ModelLoad,
+    ResultRecord,
+    RoundResult,
+    RoundTimings,
+    TrainStep,
+)
 
 WIDE = {"COLUMNS": "400"}
 

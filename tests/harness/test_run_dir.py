@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness.experiment import ExperimentConfig
-from harness.run_dir import RunDir, RunDirError
+from harness.run_dir import RunDir
+from run_records import RunDirError
 
 
 def test_paths_are_safe_for_any_designer_spec(tmp_path: Path) -> None:

@@ -16,14 +16,12 @@ import numpy as np
 import pytest
 
 from designers.llm.variants import analysis_messages, get_variant
-from harness.backends import TrainStep
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
 from harness.experiment import ExperimentConfig
 from harness.loop import design_context, run_designer
-from harness.records import RoundResult
 from harness.run_dir import RunDir
-from harness.training_summary import DETAIL_KEYS, TrainingSummary, summarise
 from mapf_env import RewardConfig, RunningValidRate
+from run_records import DETAIL_KEYS, RoundResult, TrainingSummary, TrainStep, summarise
 from tests.designers.openai_server import FAST, ScriptedServer
 
 SPEC = "llm:openai/scripted-model"

@@ -49,9 +49,9 @@ import pytest
 
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
 from harness.evaluate import validation_report
-from harness.machine import Precision
 from mapf_env import EnvConfig, EvalReport, generate, load_suite
 from mapf_env.report import RateCounts
+from run_records import Precision
 
 SETTINGS = CpuLearnerSettings(batch_size=32, lr=3e-3, group_size=4, threads=2)
 SAMPLES = 1200

@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_layering import FLOORS
+
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("mapf_env", "designers", "harness", "leaderboards")
+PACKAGES = tuple(FLOORS)  # every top-level package of the project
 TORCH = "torch==2.13.0"
 TINY = ["--set", "rounds=1", "--set", "samples_per_round=40", "--set", "epochs_per_round=1",
         "--set", "benchmarks=[validation]", "--set", "best_of=1"]  # fmt: skip

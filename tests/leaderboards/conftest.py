@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
+from harness_cli import app
 
 TINY_COMPARE = ["compare", "--designers", "random,uniform", "--seeds", "2", "--set", "rounds=1",
                 "--set", "samples_per_round=60", "--set", "benchmarks=[3agents]",

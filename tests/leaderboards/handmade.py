@@ -7,10 +7,10 @@ from itertools import cycle
 from pathlib import Path
 
 from designers import Proposal
-from harness.records import InstanceVerdict, ResultRecord, RoundResult, SuiteResult
 from leaderboards import LoadedRun
 from mapf_env import EnvConfig, EvalReport, GenerationStats
 from mapf_env.report import RateCounts
+from run_records import InstanceVerdict, ResultRecord, RoundResult, SuiteResult
 
 EXPERIMENT = {"name": "hand", "backend": "cpu", "policy": "mlp", "rounds": 1, "designers": [],
               "seeds": [], "designer_options": {}, "benchmarks": ["3agents"]}  # fmt: skip

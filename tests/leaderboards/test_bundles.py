@@ -15,10 +15,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from harness.answers import SuiteAnswers, answers_file, decode_answers, encode_answers
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
-from harness.cli import app
 from harness.policy_eval import Sampling, evaluate_policy, resolve_policy
+from harness_cli import app
 from leaderboards import load_runs
 from leaderboards.bundles import (
     MANIFEST_FILE,
@@ -30,6 +29,7 @@ from leaderboards.bundles import (
 )
 from mapf_env import load_suite
 from mapf_env.prompt import reference_answer
+from run_records import SuiteAnswers, answers_file, decode_answers, encode_answers
 
 runner = CliRunner()
 RUN = "quick/random/seed-0"

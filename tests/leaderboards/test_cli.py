@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from designers import DesignerNotReady
-from harness.cli import app
 from harness.executors import Job, RunOptions, run_job
 from harness.experiment import ExperimentConfig
+from harness_cli import app
 from leaderboards import Board
 
 runner = CliRunner()

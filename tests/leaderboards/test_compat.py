@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.machine import MachineRecord
+from harness_cli import app
 from leaderboards import LeaderboardError, LoadedRun, build_board, check_compatible, machine_notes
 from leaderboards.compat import POOL_HINT
+from run_records import MachineRecord
 from tests.leaderboards.handmade import rates, run
 from tests.leaderboards.test_cli import WIDE
 

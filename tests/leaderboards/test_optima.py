@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.records import ResultRecord
 from leaderboards import Board, Format, LeaderboardError, build_board, load_runs, render
 from leaderboards.metrics import NA
+from run_records import ResultRecord
 from tests.leaderboards.handmade import rates, record, run, suite
 
 FAST = 400

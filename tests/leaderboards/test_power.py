@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
+from harness_cli import app
 from leaderboards import build_board
 from leaderboards.power import detectable_difference, seeds_needed, sum_variance
 from tests.leaderboards.handmade import rates, run

@@ -13,8 +13,8 @@ import pytest
 
 from harness.experiment import ExperimentConfig
 from harness.run_dir import RunDir
-from harness.summary import size_mean
 from leaderboards import LeaderboardError, build_board, load_runs
+from run_records import size_mean
 
 FAST = 400
 

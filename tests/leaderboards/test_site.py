@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from designers import ModelCall, Proposal
-from harness.cli import app
+from harness_cli import app
 from leaderboards import LeaderboardError, LoadedRun, load_runs, publish_site
 from leaderboards.site import MANIFEST
 from tests.leaderboards.chromium import INSTALL_HINT, Chromium, find_chromium

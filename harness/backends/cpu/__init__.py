@@ -6,7 +6,7 @@ also doing other work that made rounds about 12x slower. `setdefault` leaves a u
 alone, and it has no effect if torch was already imported before this package.
 
 The kernels torch and MKL choose by CPU are pinned here too, before torch computes anything
-(`harness.machine.pin_cpu_kernels`: ``ATEN_CPU_CAPABILITY=avx2``, ``MKL_CBWR=AVX2``), so that
+(`run_records.machine.pin_cpu_kernels`: ``ATEN_CPU_CAPABILITY=avx2``, ``MKL_CBWR=AVX2``), so that
 the same seed computes alike on more machines; what was in effect is read back into every
 run record.
 
@@ -19,17 +19,34 @@ page at a time (about 600k page faults, a second of system time, per 1000-instan
 import ctypes
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
-from harness.machine import pin_cpu_kernels
+from run_records import pin_cpu_kernels
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 pin_cpu_kernels()
 
-# After the pinning above, which must precede torch's first use (see the module docstring).
-from harness.backends.cpu.backend import CpuBackend  # noqa: E402
-from harness.backends.cpu.settings import CpuLearnerSettings  # noqa: E402
+if TYPE_CHECKING:
+    from harness.backends.cpu.backend import CpuBackend
+    from harness.backends.cpu.settings import CpuLearnerSettings
 
 __all__ = ["CpuBackend", "CpuLearnerSettings"]
+
+
+def __getattr__(name: str) -> Any:
+    """The learner's classes, imported when first asked for: the backend's spec
+    (`harness.backends.cpu.spec`), read whenever an experiment is validated, must not import
+    torch. Every path into the package runs the pinning above first."""
+    if name == "CpuBackend":
+        from harness.backends.cpu.backend import CpuBackend
+
+        return CpuBackend
+    if name == "CpuLearnerSettings":
+        from harness.backends.cpu.settings import CpuLearnerSettings
+
+        return CpuLearnerSettings
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3

@@ -15,7 +15,7 @@ answers on the same machine with the same thread count. Across machines or threa
 float reductions may be summed in another order and a near-tie between two actions can flip;
 the package pins torch's and MKL's kernels where they allow it, and `machine` says what ran
 (precision, CPU, kernels, versions, threads), which every run record keeps
-(`harness.machine`).
+(`run_records.machine`).
 """
 
 from __future__ import annotations
@@ -31,14 +31,13 @@ from typing import Literal
 import torch
 
 from designers import Endpoint
-from harness.backends.base import RoundTraining, TrainStep
+from harness.backends.base import RoundTraining
 from harness.backends.cpu.grpo import by_agent_count, grpo_step
 from harness.backends.cpu.policy import AgentPolicy
 from harness.backends.cpu.rollout import rollout
 from harness.backends.cpu.settings import CpuLearnerSettings
-from harness.machine import MachineRecord, current_machine
-from harness.training_summary import summarise
 from mapf_env import Instance, RunningValidRate
+from run_records import MachineRecord, TrainStep, current_machine, summarise
 
 EVAL_CHUNK = 4096
 """Episodes per evaluation rollout: bounds memory on large suites."""

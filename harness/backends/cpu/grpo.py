@@ -54,12 +54,11 @@ from typing import TypeVar
 
 import torch
 
-from harness.backends.base import TrainStep
 from harness.backends.cpu.policy import ACTIONS, Activations, AgentPolicy, accumulate, concat
 from harness.backends.cpu.rollout import Rollout, StepRecord, autocast, rollout
 from harness.backends.cpu.settings import CpuLearnerSettings
-from harness.machine import Precision
 from mapf_env import FailureType, Instance, RewardBreakdown, RunningValidRate, reward
+from run_records import Precision, TrainStep
 
 RULE_KEEPING = frozenset({None, FailureType.CONFLICT, FailureType.GOAL})
 """Verdicts of answers that kept the format and the movement rules: only invalid ones of these

@@ -47,8 +47,8 @@ from harness.backends.cpu.features import (
 )
 from harness.backends.cpu.policy import ACTIONS, Activations, AgentPolicy
 from harness.backends.cpu.writing import write_answer
-from harness.machine import Precision
 from mapf_env import Instance
+from run_records import Precision
 
 PARALLEL_ROWS = 1024
 """Fewest rows for which a time step's forward pass uses more than one thread: below about 600
@@ -83,7 +83,7 @@ class Rollout:
 
 
 def autocast(precision: Precision) -> AbstractContextManager[object]:
-    """bf16 autocast on CPU for ``bf16`` (native or emulated, see `harness.machine`); nothing
+    """bf16 autocast on CPU for ``bf16`` (native or emulated, see `run_records.machine`); nothing
     for ``fp32``."""
     if precision == "bf16":
         return torch.autocast("cpu", dtype=torch.bfloat16)

@@ -6,13 +6,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.machine import Precision, native_bf16
+from run_records import Precision, native_bf16
 
 Actions = Literal["masked", "free"]
 """What the policy may do wrong: ``masked`` (moves into holes or off the grid are masked out,
 answers are always written correctly, so they fail only by conflict or goal) or ``free`` (every
 failure type of the verifier is one of the policy's own sampled choices, as the modules
 `policy`, `rollout` and `writing` of this package say)."""
+
+
+CPU_POLICIES: dict[str, Actions] = {"mlp": "masked", "mlp-free": "free"}
+"""The cpu backend's policies, each with the `CpuLearnerSettings.actions` it trains: ``mlp``
+never steps into a hole or off the grid and always writes its answer correctly (it fails only
+by conflict or goal); ``mlp-free`` can make every mistake the verifier names and learns not to
+(`harness.backends.cpu.writing`). The name is the config's `policy`, so every record keeps it
+and boards never pool the two."""
 
 
 class CpuLearnerSettings(BaseModel):

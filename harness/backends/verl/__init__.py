@@ -10,6 +10,7 @@ verl itself is imported nowhere at module level: the dry run works without it;
 `harness.backends.verl.reward` is the file verl loads by path and needs only `mapf_env`.
 """
 
+from harness.backends.verl.batch_plan import BatchPlan, plan_round
 from harness.backends.verl.overrides import (
     DUMP_FILE,
     DUMP_KEYS,
@@ -18,7 +19,6 @@ from harness.backends.verl.overrides import (
     REWARD_MODULE,
     REWARD_SECTION,
     VALIDATION_DUMP_EXTRA,
-    BatchPlan,
     RoundInputs,
     build_overrides,
     dump_file,
@@ -27,7 +27,6 @@ from harness.backends.verl.overrides import (
     hydra_value,
     latest_step,
     main_ppo_command,
-    plan_round,
     shell_command,
 )
 from harness.backends.verl.settings import VerlSettings

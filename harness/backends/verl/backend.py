@@ -8,7 +8,7 @@ evaluation and serving, and verl's per-process reward-module cache never outlive
   (`build_overrides`), or submits it as a Ray job with a `VerlRuntime.ray_address`. A crashed
   attempt is rerun with the same command and resumes from the round's latest checkpoint
   (``trainer.resume_mode=auto``, `trainer_runs`); curves stream into ``on_step`` while verl
-  runs (`curves`), and the round's summary (`harness.training_summary`) is made of them and the
+  runs (`curves`), and the round's summary (`run_records.training_summary`) is made of them and the
   round's settings. With ``validate_in_verl`` verl also validates the round's model greedily
   after the last step (`validation`).
 * ``respond`` runs ``harness.backends.verl.generate`` (vLLM offline, `LLM.chat`); the loop
@@ -51,19 +51,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 from designers import Endpoint
-from harness.backends.base import BackendOverhead, LoadKind, RoundTraining, Served, TrainStep
+from harness.backends.base import BackendOverhead, RoundTraining, Served
 from harness.backends.verl.answers import generate_answers
+from harness.backends.verl.batch_plan import BatchPlan, plan_round
 from harness.backends.verl.curves import RoundCurves, logged_loss_scale
 from harness.backends.verl.generate import GenerateRequest
 from harness.backends.verl.layout import dump_file
 from harness.backends.verl.loads import LoadLedger
 from harness.backends.verl.overrides import (
     REWARD_MODULE,
-    BatchPlan,
     RoundInputs,
     build_overrides,
     final_hf_model,
-    plan_round,
 )
 from harness.backends.verl.process import Launch
 from harness.backends.verl.retention import prune_round
@@ -75,9 +74,9 @@ from harness.backends.verl.target import VerlTarget, resolve_target
 from harness.backends.verl.trainer_runs import TrainerRun, train_until_saved
 from harness.backends.verl.validation import PendingValidation, logged_seconds
 from harness.experiment import ExperimentConfig
-from harness.training_summary import summarise
 from mapf_env import Instance, RunningValidRate, load_suite, write_parquet
 from mapf_env.export import atomic_write_bytes
+from run_records import LoadKind, TrainStep, summarise
 
 __all__ = ["STATE_FILE", "VerlBackend"]
 
@@ -90,12 +89,18 @@ class VerlBackend:
     """`self` and `base` are served through vLLM during the design step."""
 
     def __init__(
-        self, experiment: ExperimentConfig, workdir: Path, runtime: VerlRuntime | None = None
+        self,
+        experiment: ExperimentConfig,
+        workdir: Path,
+        runtime: VerlRuntime | None = None,
+        *,
+        target: VerlTarget | None = None,
     ) -> None:
-        if experiment.verl is None:
-            raise ValueError("the verl backend needs the experiment's verl section")
-        logger = experiment.verl.logger
-        self.settings: VerlSettings = experiment.verl.model_copy(
+        """`target` fixes the verl line and attention instead of resolving them at the first
+        launch (the dry run's, resolved without probing the machine)."""
+        section = experiment.settings_of(VerlSettings)
+        logger = section.logger
+        self.settings: VerlSettings = section.model_copy(
             update={"logger": logger if "file" in logger else (*logger, "file")}
         )
         self.experiment = experiment
@@ -104,7 +109,7 @@ class VerlBackend:
         self.runtime = runtime or VerlRuntime()
         self._servers: dict[Served, VllmServer] = {}
         self._calls = 0
-        self._target: VerlTarget | None = None
+        self._target = target
         self.ledger = LoadLedger()
         self._pending: PendingValidation | None = None
         self.initialise(0)

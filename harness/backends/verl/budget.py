@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.backends.base import LoadKind, Served
+from harness.backends.base import Served
+from harness.backends.verl.batch_plan import BatchPlan
 from harness.backends.verl.footprint import (
     BF16,
     checkpoint_footprint,
@@ -33,9 +34,9 @@ from harness.backends.verl.footprint import (
     size,
     stated_size,
 )
-from harness.backends.verl.overrides import BatchPlan
-from harness.backends.verl.settings import VerlSettings
+from harness.backends.verl.settings import verl_section
 from harness.experiment import ExperimentConfig
+from run_records import LoadKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,14 +67,14 @@ class Weights:
 
 def weights(experiment: ExperimentConfig, env: Mapping[str, str] | None = None) -> Weights:
     """The policy's weight files as on disk, and the fp32 Hugging Face copy of a trained round."""
-    found = stated_size(model_size(experiment.policy, env=env), experiment.verl)
+    found = stated_size(model_size(experiment.policy, env=env), verl_section(experiment))
     if found.params is None:
         return Weights(None, None, "their size is unknown here (see the disk budget)")
     policy = None
     if found.location is not None and found.complete:
         files = [p for p in Path(found.location).glob("*.safetensors") if p.is_file()]
         policy = sum(p.stat().st_size for p in files) or None
-    trained = checkpoint_footprint(found.params, experiment.verl or VerlSettings()).hf_model
+    trained = checkpoint_footprint(found.params, verl_section(experiment)).hf_model
     if policy is None:  # no files to measure: a stated count, read as the bf16 models ship in
         return Weights(BF16 * found.params, trained, f"{found.describe()}; policy read as bf16")
     return Weights(policy, trained, found.describe())
@@ -83,7 +84,7 @@ def round_loads(
     experiment: ExperimentConfig, n: int, served: Sequence[Served], w: Weights
 ) -> list[PlannedLoad]:
     """The loads of round `n` (0-based) of a run whose designer reads the `served` models."""
-    s = experiment.verl or VerlSettings()
+    s = verl_section(experiment)
     start = "the policy" if n == 0 else f"round {n - 1}'s model"
     start_bytes = w.policy if n == 0 else w.trained
     copies = 2 if experiment.grpo.kl_coef > 0 else 1
@@ -124,7 +125,7 @@ def describe_overhead(
     prefix: str = "# ",
 ) -> str:
     """The run's overhead budget, round by round, for the dry run."""
-    s = experiment.verl or VerlSettings()
+    s = verl_section(experiment)
     lines = [f"overhead budget per round (load seconds are measured into each round's record; "
              f"weights: {w.source}):"]  # fmt: skip
     for n in range(experiment.rounds):

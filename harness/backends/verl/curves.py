@@ -67,11 +67,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.backends.base import TrainStep
 from harness.backends.verl.rollout_dumps import DumpFiles
+from run_records import TrainStep
 
 if TYPE_CHECKING:
-    from harness.backends.verl.overrides import BatchPlan
+    from harness.backends.verl.batch_plan import BatchPlan
     from harness.backends.verl.versions import VerlLine
 
 __all__ = ["ESTIMATED", "RoundCurves", "complete_lines", "logged_loss_scale"]

@@ -8,8 +8,9 @@ round 0 writes (the generator configuration, the datasets, the reward entry poin
 generation requests) and every command: verl's trainer with all its Hydra overrides and
 environment, vLLM's offline generation, and the ``vllm serve`` a model-reading designer gets
 after the round. Nothing is started and nothing is written; verl and vLLM need not be
-installed. The commands come from the same methods the backend runs them with, so what is
-printed is what would run.
+installed. The commands come from the same methods the backend runs them with, and each run's
+designer and first configuration from the loop's own start (`harness.loop.start_run`, handed in
+as `RoundZero`), so what is printed is what would run.
 """
 
 from __future__ import annotations
@@ -18,22 +19,21 @@ import json
 import shlex
 from pathlib import Path
 
-from designers import backend_endpoints, create_designer, own_initial_config
-from harness.backends.base import BackendUnavailable, Served
+from harness.backends.base import BackendUnavailable
+from harness.backends.spec import RoundZero
 from harness.backends.verl.backend import VerlBackend
+from harness.backends.verl.batch_plan import BatchPlan
 from harness.backends.verl.budget import Weights, describe_overhead, weights
 from harness.backends.verl.footprint import describe_disk
 from harness.backends.verl.layout import dump_file
-from harness.backends.verl.overrides import REWARD_MODULE, BatchPlan, RoundInputs, hf_model_dir
+from harness.backends.verl.overrides import REWARD_MODULE, RoundInputs, hf_model_dir
 from harness.backends.verl.process import Launch
 from harness.backends.verl.runtime import VerlRuntime
+from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.target import VerlTarget, resolve_target
 from harness.backends.verl.versions import UnsupportedVerl
-from harness.executors.base import plan as plan_jobs
 from harness.experiment import ExperimentConfig
-from harness.loop import designer_options, round_seed
-from harness.run_dir import RunDir
-from mapf_env import EnvConfig, load_suite
+from mapf_env import load_suite
 
 CONTINUATION = " \\\n    "
 
@@ -47,30 +47,10 @@ def _indent(text: str) -> str:
     return "\n".join(f"    {line}" for line in text.rstrip().splitlines())
 
 
-def _round_zero(experiment: ExperimentConfig, designer: str, seed: int) -> tuple[EnvConfig, str]:
-    shared = experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round,
-                                        experiment.reward_objective)  # fmt: skip
-    try:
-        made = create_designer(designer, **designer_options(experiment, designer))
-        own = own_initial_config(made, shared, seed)
-    except Exception as err:  # a plug-in that cannot be built here still shows its commands
-        return shared, f"shared start (designer {designer!r} not built here: {err})"
-    return (own, "the designer's own start") if own is not None else (shared, "shared start")
-
-
-def _wanted(experiment: ExperimentConfig, designer: str) -> tuple[Served, ...]:
-    try:
-        made = create_designer(designer, **designer_options(experiment, designer))
-    except Exception:
-        return ()
-    return backend_endpoints(made)
-
-
 def _target(experiment: ExperimentConfig, runtime: VerlRuntime) -> VerlTarget:
     """The run's target, unprobed (the dry run needs no GPU and starts nothing)."""
-    assert experiment.verl is not None
     try:
-        return resolve_target(experiment.verl, runtime, probe=False)
+        return resolve_target(experiment.settings_of(VerlSettings), runtime, probe=False)
     except UnsupportedVerl as err:
         raise BackendUnavailable(str(err)) from None
 
@@ -78,19 +58,17 @@ def _target(experiment: ExperimentConfig, runtime: VerlRuntime) -> VerlTarget:
 def _backend(
     experiment: ExperimentConfig, path: Path, runtime: VerlRuntime, target: VerlTarget
 ) -> VerlBackend:
-    backend = VerlBackend(experiment, path, runtime)
-    backend._target = target  # what `train_launch` uses, instead of probing this machine
-    return backend
+    return VerlBackend(experiment, path, runtime, target=target)
 
 
 def dry_run(
     experiment: ExperimentConfig,
-    root: Path,
+    runs: list[RoundZero],
     runtime: VerlRuntime | None = None,
     *,
     concurrent: int = 1,
 ) -> str:
-    """The text of the dry run (see the module docstring); `concurrent` runs at once."""
+    """The text of the dry run of `runs` (see the module docstring); `concurrent` at once."""
     runtime = runtime or VerlRuntime()
     target, w = _target(experiment, runtime), weights(experiment)
     disk = describe_disk(experiment, concurrent=concurrent, line=target.line, prefix="# ")
@@ -105,35 +83,31 @@ def dry_run(
         ),
         disk.rstrip("\n"),
     ]
-    for job in plan_jobs(experiment):
-        out += ["", *_run(experiment, root, runtime, job.designer, job.seed, target, w)]
+    for run in runs:
+        out += ["", *_run(experiment, run, runtime, target, w)]
     return "\n".join(out) + "\n"
 
 
 def _run(
     experiment: ExperimentConfig,
-    root: Path,
+    run: RoundZero,
     runtime: VerlRuntime,
-    designer: str,
-    seed: int,
     target: VerlTarget,
     w: Weights,
 ) -> list[str]:
     """One run's part of the dry run."""
-    run = RunDir(root, experiment, designer, seed)
-    backend = _backend(experiment, run.path, runtime, target)
+    backend = _backend(experiment, run.run_path, runtime, target)
     rows = experiment.samples_per_round
-    config, start = _round_zero(experiment, designer, seed)
-    out = [f"## run {designer} / seed {seed}: {run.path}", f"# target: {target.describe()}"]
-    inputs = backend.round_inputs(0, rows, round_seed(seed, 0, "train"))
+    out = [f"## run {run.designer} / seed {run.seed}: {run.run_path}",
+           f"# target: {target.describe()}"]  # fmt: skip
+    inputs = backend.round_inputs(0, rows, run.train_seed)
     try:
         plan = backend.plan(rows)
     except ValueError as err:
         return [*out, f"# cannot train: {err}"]
-    wanted = _wanted(experiment, designer)
-    out += [describe_overhead(experiment, plan, wanted, w).rstrip("\n")]
-    out += _round_zero_files(experiment, backend, inputs, plan, config, start, run)
-    out += _after_round_zero(experiment, run, runtime, target, plan, designer, seed, wanted)
+    out += [describe_overhead(experiment, plan, run.wanted, w).rstrip("\n")]
+    out += _round_zero_files(experiment, backend, inputs, plan, run)
+    out += _after_round_zero(experiment, run, runtime, target, plan)
     return out
 
 
@@ -142,9 +116,7 @@ def _round_zero_files(
     backend: VerlBackend,
     inputs: RoundInputs,
     plan: BatchPlan,
-    config: EnvConfig,
-    start: str,
-    run: RunDir,
+    run: RoundZero,
 ) -> list[str]:
     """Round 0's batch arithmetic, the files it writes and its training command."""
     rows = experiment.samples_per_round
@@ -157,8 +129,8 @@ def _round_zero_files(
         f"{plan.samples_per_mini_batch} samples per mini-batch, {plan.grad_accumulation} "
         f"micro-batches per GPU per mini-batch; checkpoint every {plan.save_freq} steps",
         "### files written before training",
-        f"{run.round_path(0) / 'config.yaml'}  ({start})",
-        _indent(config.to_yaml()),
+        f"{run.config_file}  ({run.start})",
+        _indent(run.config.to_yaml()),
         f"{inputs.train_files}  ({rows} rows: the round's instances, verl's RL schema)",
         f"{inputs.val_files}  ({validation} rows: suite {experiment.validation!r})",
         f"{inputs.reward_path}  (a copy of {REWARD_MODULE})",
@@ -171,20 +143,17 @@ def _round_zero_files(
 
 def _after_round_zero(
     experiment: ExperimentConfig,
-    run: RunDir,
+    run: RoundZero,
     runtime: VerlRuntime,
     target: VerlTarget,
     plan: BatchPlan,
-    designer: str,
-    seed: int,
-    wanted: tuple[Served, ...],
 ) -> list[str]:
     """Round 0's evaluation and design step, and the final benchmarks' sampling."""
-    trained = _backend(experiment, run.path, runtime, target)
+    trained = _backend(experiment, run.run_path, runtime, target)
     inputs = trained.round_inputs(0, experiment.samples_per_round, 0)
     trained.model, trained.rounds_done = hf_model_dir(inputs.checkpoint_dir, plan.total_steps), 1
     calls = trained.root / "generate" / "call-<pid>-<n>"
-    greedy = trained.generate_request(calls, 1, True, round_seed(seed, 0, "eval"))
+    greedy = trained.generate_request(calls, 1, True, run.eval_seed)
     how = "by vLLM"
     if inputs.validation_dir is not None:
         how = (f"from verl's own validation after step {plan.total_steps} "
@@ -196,14 +165,14 @@ def _after_round_zero(
         _indent(greedy.model_dump_json(indent=2)),
         _command(trained.generate_launch(calls / "request.json")),
     ]
-    for which in wanted:
+    for which in run.wanted:
         model, name = trained.served_model(which)
         out += [
-            f"### design after round 0: {designer!r} reads the served {which} model "
+            f"### design after round 0: {run.designer!r} reads the served {which} model "
             f"(ready when /health and /v1/models answer; stopped after the design step)",
             _command(trained.serve_launch(which, model, name, "<free port>")),
         ]
-    sampled = trained.generate_request(calls, experiment.best_of, False, seed + 1)
+    sampled = trained.generate_request(calls, experiment.best_of, False, run.seed + 1)
     shown = sampled.model_dump(mode="json", include={"n", "temperature", "top_p", "seed"})
     return [
         *out,

@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.backends.verl.settings import VerlSettings
+from harness.backends.verl.settings import VerlSettings, verl_section
 from harness.backends.verl.versions import VerlLine
 
 if TYPE_CHECKING:
@@ -331,10 +331,10 @@ def disk_budget(
 ) -> DiskBudget:
     """The comparison's budget: `runs` (default: designers x seeds), `concurrent` of them at
     once; `ValueError` where the recipe's batches do not work out (`plan_round`)."""
-    from harness.backends.verl.overrides import plan_round
+    from harness.backends.verl.batch_plan import plan_round
     from mapf_env import load_suite
 
-    s = experiment.verl or VerlSettings()
+    s = verl_section(experiment)
     runs = len(experiment.designers) * len(experiment.seeds) if runs is None else runs
     concurrent = max(1, min(concurrent, runs))
     rows = experiment.samples_per_round
@@ -371,14 +371,16 @@ def describe_disk(
     prefix: str = "",
 ) -> str:
     """The disk budget's lines, or why it cannot be given (the model's size unknown here)."""
-    size = stated_size(model_size(experiment.policy, env=env, params=params), experiment.verl)
+    size = stated_size(
+        model_size(experiment.policy, env=env, params=params), verl_section(experiment)
+    )
     if size.params is None:
         return (
             f"{prefix}disk budget: unknown, {size.describe()}; put the model on disk "
             f"(hf download {experiment.policy}) or give its parameter count "
             f"(verl.model_params, or harness doctor --params N)\n"
         )
-    footprint = checkpoint_footprint(size.params, experiment.verl or VerlSettings())
+    footprint = checkpoint_footprint(size.params, verl_section(experiment))
     try:
         budget = disk_budget(experiment, footprint, runs=runs, concurrent=concurrent, line=line)
     except ValueError as err:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from harness.backends.verl.overrides import BatchPlan
+    from harness.backends.verl.batch_plan import BatchPlan
 
 __all__ = [
     "DUMP_FILE",

@@ -20,7 +20,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from harness.backends.base import BackendOverhead, LoadKind, ModelLoad
+from harness.backends.base import BackendOverhead
+from run_records import LoadKind, ModelLoad
 
 
 class LoadLedger:

@@ -37,16 +37,15 @@ Nothing here imports verl: the dry run and the orchestration work without it.
 
 from __future__ import annotations
 
-import math
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.backends.verl.batch_plan import BatchPlan, plan_round
 from harness.backends.verl.hydra import HydraValue, hydra_value
 from harness.backends.verl.layout import (
     DUMP_FILE,
@@ -72,7 +71,6 @@ __all__ = [
     "REWARD_MODULE",
     "REWARD_SECTION",
     "VALIDATION_DUMP_EXTRA",
-    "BatchPlan",
     "RoundInputs",
     "build_overrides",
     "dump_file",
@@ -81,7 +79,6 @@ __all__ = [
     "hydra_value",
     "latest_step",
     "main_ppo_command",
-    "plan_round",
     "shell_command",
 ]
 
@@ -131,77 +128,6 @@ class RoundInputs(BaseModel):
         None,
         description="trainer.validation_data_dir: verl validates greedily once, after the last "
         "step, and dumps the answers there (`DUMP_FILE`); None: no validation in verl.",
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class BatchPlan:
-    """verl's batch arithmetic for one round, checked before any GPU is involved."""
-
-    n_gpus: int
-    group_size: int
-    train_rows: int
-    prompts_per_step: int
-    steps_per_epoch: int
-    epochs: int
-    dropped_per_epoch: int
-    """Rows the train dataloader drops each epoch (verl uses drop_last; shuffled anew)."""
-    mini_batches_per_step: int
-    samples_per_mini_batch: int
-    samples_per_gpu_per_mini_batch: int
-    grad_accumulation: int
-    """Micro-batches each GPU accumulates per optimiser step."""
-    save_freq: int
-
-    @property
-    def total_steps(self) -> int:
-        return self.steps_per_epoch * self.epochs
-
-    @property
-    def samples_per_step(self) -> int:
-        return self.prompts_per_step * self.group_size
-
-
-def plan_round(settings: VerlSettings, group_size: int, train_rows: int, epochs: int) -> BatchPlan:
-    """The round's steps and batch sizes; ValueError when verl would reject or floor them."""
-    s = settings
-    n_gpus = s.n_gpus
-    steps_per_epoch = train_rows // s.train_batch_size
-    if steps_per_epoch < 1:
-        raise ValueError(
-            f"{train_rows} training rows make no full batch of train_batch_size "
-            f"{s.train_batch_size} prompts; lower verl.train_batch_size or raise the samples"
-        )
-    if (s.train_batch_size * group_size) % n_gpus:
-        raise ValueError(
-            f"train_batch_size x n = {s.train_batch_size} x {group_size} samples per step must "
-            f"divide evenly over {n_gpus} GPUs"
-        )
-    samples_per_mini = s.ppo_mini_batch_size * group_size
-    if samples_per_mini % n_gpus:
-        raise ValueError(
-            f"ppo_mini_batch_size x n = {samples_per_mini} samples must divide evenly over "
-            f"{n_gpus} GPUs"
-        )
-    per_gpu = samples_per_mini // n_gpus
-    if per_gpu % s.micro_batch_size_per_gpu:
-        raise ValueError(
-            f"each GPU's share of a mini-batch ({per_gpu} samples) must be a multiple of "
-            f"micro_batch_size_per_gpu ({s.micro_batch_size_per_gpu})"
-        )
-    return BatchPlan(
-        n_gpus=n_gpus,
-        group_size=group_size,
-        train_rows=train_rows,
-        prompts_per_step=s.train_batch_size,
-        steps_per_epoch=steps_per_epoch,
-        epochs=epochs,
-        dropped_per_epoch=train_rows % s.train_batch_size,
-        mini_batches_per_step=math.ceil(s.train_batch_size / s.ppo_mini_batch_size),
-        samples_per_mini_batch=samples_per_mini,
-        samples_per_gpu_per_mini_batch=per_gpu,
-        grad_accumulation=per_gpu // s.micro_batch_size_per_gpu,
-        save_freq=s.save_freq if s.save_freq is not None else steps_per_epoch,
     )
 
 

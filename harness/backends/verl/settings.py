@@ -18,11 +18,14 @@ per training step, fully on-policy) is this project's choice.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mapf_env import RewardConfig
+
+if TYPE_CHECKING:
+    from harness.experiment import ExperimentConfig
 
 VerlLogger = Literal[
     "console", "file", "tensorboard", "wandb", "mlflow", "swanlab", "clearml", "trackio"
@@ -213,3 +216,10 @@ class VerlSettings(BaseModel):
     @property
     def n_gpus(self) -> int:
         return self.n_gpus_per_node * self.nnodes
+
+
+def verl_section(experiment: ExperimentConfig) -> VerlSettings:
+    """The experiment's ``verl:`` section; the paper's recipe (the defaults) where it has none,
+    as for an experiment of another backend whose GPU budget is asked about."""
+    section = experiment.backend_settings
+    return section if isinstance(section, VerlSettings) else VerlSettings()

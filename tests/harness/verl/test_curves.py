@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
+from harness.backends.verl.batch_plan import plan_round
 from harness.backends.verl.curves import ESTIMATED, RoundCurves, logged_loss_scale
-from harness.backends.verl.overrides import plan_round
 from harness.backends.verl.retention import prune_rollouts
 from harness.backends.verl.rollout_dumps import read_dump
-from harness.backends.verl.settings import VerlSettings
+from harness.backends.verl.settings import VerlSettings, verl_section
 from harness.experiment import ExperimentConfig
 from mapf_env import EnvConfig, Instance, generate, reference_answer, verify
 from tests.harness.verl.cases import PAPER_PRESET
@@ -66,8 +66,8 @@ def trailing(tmp_path: Path, **kw: Any) -> RoundCurves:
 
 def test_the_paper_recipe_logs_its_losses_64_times_too_small_on_the_0_6_line() -> None:
     paper = ExperimentConfig.load(PAPER_PRESET)
-    assert paper.verl is not None
-    plan = plan_round(paper.verl, paper.grpo.group_size, paper.samples_per_round, 1)
+    assert isinstance(paper.backend_settings, VerlSettings)
+    plan = plan_round(verl_section(paper), paper.grpo.group_size, paper.samples_per_round, 1)
     assert logged_loss_scale("0.6", plan) == plan.grad_accumulation == 64
     assert logged_loss_scale("0.9", plan) == 1.0
     with pytest.raises(ValueError, match=r"use_dynamic_bsz=true: verl 0\.6\.1 then scales"):

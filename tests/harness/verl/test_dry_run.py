@@ -11,8 +11,10 @@ from typer.testing import CliRunner
 from harness.backends.verl.dry_run import dry_run
 from harness.backends.verl.footprint import size
 from harness.backends.verl.runtime import VerlRuntime
-from harness.cli import app
+from harness.dry_run import round_zero
+from harness.executors.base import plan
 from harness.experiment import ExperimentConfig
+from harness_cli import app
 
 runner = CliRunner()
 PAPER_KEYS = [
@@ -133,7 +135,9 @@ def test_with_the_model_on_disk_the_budgets_say_what_each_load_reads(tmp_path: P
     weights.write_bytes(struct.pack("<Q", len(header)) + header + bytes(2_000_000))
     experiment = ExperimentConfig.from_mapping({"backend": "verl", "policy": str(model),
                                                 "rounds": 2, "designers": ["self"]})  # fmt: skip
-    text = dry_run(experiment, tmp_path / "runs", VerlRuntime(verl_version="0.9.1"))
+    runs = [round_zero(experiment, tmp_path / "runs", job, serves_models=True)
+            for job in plan(experiment)]  # fmt: skip
+    text = dry_run(experiment, runs, VerlRuntime(verl_version="0.9.1"))
     policy, trained = size(weights.stat().st_size), size(4 * 1_000_000)  # fp32 HF copy
     assert "0.00B parameters" in text and "disk budget of 1 run(s) x 2 round(s) (verl 0.9)" in text
     assert f"round 0: 2 model load(s), {size(2 * weights.stat().st_size + 4_000_000)} read: " \

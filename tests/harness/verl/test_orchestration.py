@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from designers import DesignerNotReady
-from harness.backends import BackendUnavailable, ServingBackend, TrainStep, serving
+from harness.backends import BackendUnavailable, ServingBackend, serving
 from harness.backends.factory import make_backend
 from harness.backends.verl.backend import STATE_FILE, VerlBackend
 from harness.backends.verl.curves import RoundCurves
@@ -32,6 +32,7 @@ from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
 from mapf_env import ConfigError
+from run_records import TrainStep
 from tests.designers.openai_server import FAST
 
 HERE = Path(__file__).resolve().parent
@@ -373,8 +374,9 @@ def test_generation_files_round_trip_and_mismatches_are_named(tmp_path: Path) ->
 
 def test_the_ray_executor_holds_a_verl_runs_gpus_on_one_node() -> None:
     pytest.importorskip("ray")
+    from harness.backends.spec import Resources
     from harness.executors import ExecutorUnavailable
-    from harness.executors.ray import RayExecutor, Resources
+    from harness.executors.ray import RayExecutor
 
     assert RayExecutor().resources(experiment()) == Resources(cpus=1, gpus=1)
     assert RayExecutor(gpus_per_run=2).resources(experiment()).gpus == 2

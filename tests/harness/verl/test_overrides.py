@@ -30,6 +30,7 @@ from harness.backends.verl import (
     shell_command,
 )
 from harness.backends.verl.runtime import VerlRuntime
+from harness.backends.verl.settings import verl_section
 from harness.backends.verl.target import VerlTarget, resolve_target
 from harness.experiment import ExperimentConfig
 from mapf_env import ConfigError, Instance, RewardConfig, reward
@@ -69,8 +70,8 @@ def test_paper_preset_is_the_papers_recipe(paper: ExperimentConfig) -> None:
     assert (paper.rounds, paper.samples_per_round, paper.epochs_per_round) == (3, 4000, 3)
     assert (paper.grpo.group_size, paper.grpo.learning_rate, paper.grpo.kl_coef) == (8, 2e-6, 1e-3)
     # the preset spells out the defaults, and states the policy's size for the estimates
-    assert paper.verl is not None and paper.verl.model_params == 4_022_468_096
-    assert paper.verl.model_copy(update={"model_params": None}) == VerlSettings()
+    assert verl_section(paper).model_params == 4_022_468_096
+    assert verl_section(paper).model_copy(update={"model_params": None}) == VerlSettings()
 
 
 def test_preset_round_trips_and_takes_overrides(paper: ExperimentConfig, tmp_path: Path) -> None:
@@ -78,20 +79,20 @@ def test_preset_round_trips_and_takes_overrides(paper: ExperimentConfig, tmp_pat
     copy.write_text(paper.to_yaml())
     assert ExperimentConfig.load(copy) == paper
     changed = ExperimentConfig.load(PAPER_PRESET, ["verl.n_gpus_per_node=8", "verl.logger=[wandb]"])
-    assert changed.verl is not None
-    assert (changed.verl.n_gpus_per_node, changed.verl.logger) == (8, ("wandb",))
+    assert isinstance(changed.backend_settings, VerlSettings)
+    assert (verl_section(changed).n_gpus_per_node, verl_section(changed).logger) == (8, ("wandb",))
 
 
 def test_cpu_experiments_record_no_verl_section() -> None:
     """Run directories compare the recorded experiment on resume: CPU records are unchanged."""
     cpu = ExperimentConfig()
-    assert cpu.verl is None and "verl" not in cpu.model_dump(mode="json")
+    assert cpu.backend_settings is None and "verl" not in cpu.model_dump(mode="json")
     assert "verl" not in cpu.to_yaml()
 
 
 def test_verl_backend_gets_the_recipe_when_the_section_is_missing() -> None:
     config = ExperimentConfig.from_mapping({"backend": "verl", "policy": "Qwen/Qwen3-4B"})
-    assert config.verl == VerlSettings()
+    assert config.backend_settings == VerlSettings()
     assert config.model_dump(mode="json")["verl"]["tensor_parallel"] == 2
 
 
@@ -142,8 +143,8 @@ def test_batch_plan_rejects_what_verl_would(
 
 
 def test_paper_recipe_lands_in_verls_keys(paper: ExperimentConfig, tmp_path: Path) -> None:
-    assert paper.verl is not None
-    got = as_dict(build_overrides(paper, paper.verl, inputs(tmp_path, valid_rate=0.25)))
+    assert isinstance(paper.backend_settings, VerlSettings)
+    got = as_dict(build_overrides(paper, verl_section(paper), inputs(tmp_path, valid_rate=0.25)))
     expected = {
         "algorithm.adv_estimator": "grpo",
         "algorithm.use_kl_in_reward": "false",
@@ -199,11 +200,11 @@ def test_every_reward_setting_is_passed(paper: ExperimentConfig, tmp_path: Path)
 
 
 def test_later_rounds_start_from_the_given_model(paper: ExperimentConfig, tmp_path: Path) -> None:
-    assert paper.verl is not None
+    assert isinstance(paper.backend_settings, VerlSettings)
     previous = tmp_path / "round-000" / "verl" / "global_step_93" / "actor" / "huggingface"
     got = as_dict(
         build_overrides(
-            paper, paper.verl, inputs(tmp_path, round=1, model_path=str(previous), seed=7)
+            paper, verl_section(paper), inputs(tmp_path, round=1, model_path=str(previous), seed=7)
         )
     )
     assert got["actor_rollout_ref.model.path"] == str(previous)
@@ -292,9 +293,13 @@ def test_validation_inside_verl(paper: ExperimentConfig, tmp_path: Path) -> None
 def test_the_current_line_moves_the_reward_and_rolls_out_async(
     paper: ExperimentConfig, tmp_path: Path
 ) -> None:
-    assert paper.verl is not None
-    old = as_dict(build_overrides(paper, paper.verl, inputs(tmp_path), target=target("0.6")))
-    new = as_dict(build_overrides(paper, paper.verl, inputs(tmp_path), target=target("0.9")))
+    assert isinstance(paper.backend_settings, VerlSettings)
+    old = as_dict(
+        build_overrides(paper, verl_section(paper), inputs(tmp_path), target=target("0.6"))
+    )
+    new = as_dict(
+        build_overrides(paper, verl_section(paper), inputs(tmp_path), target=target("0.9"))
+    )
     moved = {k.replace("custom_reward_function", "reward.custom_reward_function", 1): v
              for k, v in old.items() if "custom_reward_function" in k}  # fmt: skip
     assert {k: new[k] for k in moved} == moved

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from harness.backends.verl import runtime as runtime_module
+from harness.backends.verl.settings import verl_section
 from harness.executors import RunOptions, plan
 from harness.executors.base import run_job
 from harness.executors.ray import RayExecutor
@@ -69,7 +70,7 @@ def test_each_verl_run_starts_a_private_ray_with_its_tasks_gpu(
     tmp_path: Path, cluster: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     exp = experiment(rounds=1, designers=["uniform", "random"])
-    assert exp.verl is not None and exp.verl.n_gpus_per_node == 1
+    assert verl_section(exp).n_gpus_per_node == 1
     cluster_gcs = ray.get_runtime_context().gcs_address
     records = RayExecutor().run(exp, plan(exp), tmp_path / "ray", RunOptions())
     assert ray.is_initialized()  # the test's cluster is used as it is and left up

@@ -15,8 +15,8 @@ from typing import Any, cast
 import pytest
 
 from harness.backends.verl.backend import VerlBackend
-from harness.training_summary import TrainingSummary
 from mapf_env import Instance
+from run_records import TrainingSummary
 from tests.harness.verl.test_orchestration import (
     SMALL,
     STEPS,

@@ -24,10 +24,10 @@ from harness.backends.verl.layout import (
     dump_file,
 )
 from harness.backends.verl.validation import PendingValidation, read_dump
-from harness.cli import app
 from harness.evaluate import validation_report
 from harness.loop import run_designer
 from harness.run_dir import RunDir
+from harness_cli import app
 from mapf_env import Instance, load_suite
 from tests.harness.verl.test_orchestration import (
     POLICY,

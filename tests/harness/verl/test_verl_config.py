@@ -44,6 +44,7 @@ from harness.backends.verl.overrides import (
     dump_file,
 )
 from harness.backends.verl.runtime import VerlRuntime
+from harness.backends.verl.settings import verl_section
 from harness.backends.verl.target import default_target, resolve_target
 from harness.backends.verl.versions import VerlLine, version_set
 from harness.experiment import ExperimentConfig
@@ -103,8 +104,8 @@ def inputs(round_files: tuple[Path, Path], model_dir: Path, tmp_path: Path) -> R
 def test_paper_overrides_compose_and_pass_verls_validation(
     paper: ExperimentConfig, inputs: RoundInputs, verl_line: VerlLine
 ) -> None:
-    assert paper.verl is not None
-    overrides = overrides_for(paper, paper.verl, inputs)
+    assert isinstance(paper.backend_settings, VerlSettings)
+    overrides = overrides_for(paper, verl_section(paper), inputs)
     cfg = compose_verl(overrides)
     verl_checks(cfg)
     assert need_critic(cfg) is False
@@ -438,18 +439,20 @@ def test_the_other_lines_overrides_fail_here(
     """Why the overrides follow the installed line: the 0.6 line's sync rollout is refused by
     verl 0.9, whose trainer also ignores the 0.6 reward key (it would train on verl's default
     reward); verl 0.6 has no ``reward`` section for the 0.9 key."""
-    assert paper.verl is not None
+    assert isinstance(paper.backend_settings, VerlSettings)
     if verl_line == "0.9":
-        overrides = build_overrides(paper, paper.verl, inputs, target=default_target(paper.verl))
+        overrides = build_overrides(
+            paper, verl_section(paper), inputs, target=default_target(verl_section(paper))
+        )
         cfg = compose_verl(overrides)
         assert cfg.reward.custom_reward_function.path is None
         with pytest.raises((ValueError, InstantiationException), match="sync"):
             verl_checks(cfg)
     else:
         runtime = VerlRuntime(verl_version=version_set("0.9").verl, flash_attn=True)
-        current = resolve_target(paper.verl, runtime)
+        current = resolve_target(verl_section(paper), runtime)
         with pytest.raises(ConfigCompositionException):
-            compose_verl(build_overrides(paper, paper.verl, inputs, target=current))
+            compose_verl(build_overrides(paper, verl_section(paper), inputs, target=current))
 
 
 def write_dump(line: VerlLine, step: int, columns: dict[str, list[Any]], where: Path) -> None:

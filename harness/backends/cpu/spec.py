@@ -1,0 +1,58 @@
+"""The ``cpu`` backend's declaration: the MLP learner, trained by GRPO inside the harness process.
+
+It takes no section of its own: its knobs are the experiment's `grpo`, `policy` and `precision`.
+Its runs share a machine (one per core by default), reserve one CPU each on a Ray cluster, and
+serve no model to designers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.backends.cpu.settings import CPU_POLICIES
+from harness.backends.spec import BackendSpec
+
+if TYPE_CHECKING:
+    from harness.backends.cpu.backend import CpuBackend
+    from harness.experiment import ExperimentConfig
+
+__all__ = ["SPEC"]
+
+
+def build(
+    experiment: ExperimentConfig,
+    *,
+    threads: int | None = None,
+    workdir: Path | None = None,
+    ray_address: str | None = None,
+) -> CpuBackend:
+    """A fresh CPU learner with the experiment's GRPO settings (it writes no files of its own)."""
+    from harness.backends.cpu import CpuBackend, CpuLearnerSettings
+
+    settings = CpuLearnerSettings(
+        group_size=experiment.grpo.group_size,
+        lr=experiment.grpo.learning_rate,
+        kl_coef=experiment.grpo.kl_coef,
+        precision=experiment.precision,
+        actions=CPU_POLICIES[experiment.policy],
+        threads=threads,
+    )
+    return CpuBackend(settings)
+
+
+def config_problems(policy: str, precision: str) -> list[str]:
+    if policy not in CPU_POLICIES:
+        return [
+            f"policy {policy!r} is not a CPU learner; backend cpu trains "
+            f"{' or '.join(map(repr, CPU_POLICIES))} (a Hugging Face model needs backend verl)"
+        ]
+    return []
+
+
+SPEC = BackendSpec(
+    name="cpu",
+    description="the MLP learner, trained by GRPO on this machine's CPUs (no GPU, no model files)",
+    build=build,
+    config_problems=config_problems,
+)

@@ -1,0 +1,103 @@
+"""The ``verl`` backend's declaration: GRPO on GPUs with verl, answers and serving with vLLM.
+
+Its section (``verl:``) is `VerlSettings`, the paper's recipe by default. Its runs hold a
+machine's GPUs, so the local executor runs them one at a time; on a Ray cluster a run reserves
+``verl.n_gpus_per_node`` GPUs on one node. It serves the current and the base checkpoint to the
+designers that read them, and with the local executor ``--ray-address`` submits each training
+round to that cluster as a job. Nothing here imports verl or vLLM; the runtime that checks and
+launches them is looked up when a hook runs (tests put stand-ins in its place).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from harness.backends.cpu.settings import CPU_POLICIES
+from harness.backends.spec import BackendSpec, Resources, RoundZero
+from harness.backends.verl.settings import VerlSettings
+
+if TYPE_CHECKING:
+    from harness.backends.verl.backend import VerlBackend
+    from harness.experiment import ExperimentConfig
+
+__all__ = ["SPEC"]
+
+
+def build(
+    experiment: ExperimentConfig,
+    *,
+    threads: int | None = None,
+    workdir: Path | None = None,
+    ray_address: str | None = None,
+) -> VerlBackend:
+    """A verl backend keeping its datasets, checkpoints and logs under ``workdir/verl/``."""
+    from harness.backends.verl.backend import VerlBackend
+    from harness.backends.verl.runtime import VerlRuntime
+
+    if workdir is None:
+        raise ValueError("the verl backend needs a working directory (the run directory)")
+    backend = VerlBackend(experiment, workdir, VerlRuntime(ray_address=ray_address))
+    backend.check_installed()
+    return backend
+
+
+def resources(settings: BaseModel | None) -> Resources:
+    """One node's GPUs per run (the paper's recipe: 4), one CPU to schedule it."""
+    s = settings if isinstance(settings, VerlSettings) else VerlSettings()
+    if s.nnodes > 1:
+        raise ValueError(
+            f"verl.nnodes is {s.nnodes}: a Ray task trains on one node; train across nodes by "
+            "submitting rounds as Ray jobs (--executor local --ray-address http://head:8265)"
+        )
+    return Resources(cpus=1, gpus=s.n_gpus_per_node)
+
+
+def config_problems(policy: str, precision: str) -> list[str]:
+    if precision != "fp32":
+        return [
+            f"precision {precision} is the cpu backend's setting; verl sets its dtypes in its "
+            "own section: leave precision out"
+        ]
+    if policy in CPU_POLICIES:
+        return [
+            f"policy {policy!r} is the CPU learner's network; the verl backend trains a Hugging "
+            "Face model: set policy (e.g. --set policy=Qwen/Qwen3-4B)"
+        ]
+    return []
+
+
+def check_installed(experiment: ExperimentConfig, ray_address: str | None) -> None:
+    from harness.backends.verl.runtime import VerlRuntime
+
+    VerlRuntime(ray_address=ray_address).check_installed()
+
+
+def dry_run(
+    experiment: ExperimentConfig,
+    runs: list[RoundZero],
+    *,
+    concurrent: int,
+    ray_address: str | None,
+) -> str:
+    from harness.backends.verl.dry_run import dry_run as describe
+    from harness.backends.verl.runtime import VerlRuntime
+
+    return describe(experiment, runs, VerlRuntime(ray_address=ray_address), concurrent=concurrent)
+
+
+SPEC = BackendSpec(
+    name="verl",
+    description="GRPO on GPUs with verl, answers and serving with vLLM (the paper's recipe)",
+    build=build,
+    settings=VerlSettings,
+    serves_models=True,
+    shares_machine=False,
+    submits_rounds_to_ray=True,
+    resources=resources,
+    config_problems=config_problems,
+    check_installed=check_installed,
+    dry_run=dry_run,
+)

@@ -1,0 +1,53 @@
+"""Entry point of the `harness` console script."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from harness_cli.backends import app as backends_app
+from harness_cli.designers import app as designers_app
+from harness_cli.doctor import doctor_cmd
+from harness_cli.env import app as env_app
+from harness_cli.eval import eval_cmd
+from harness_cli.leaderboard import app as leaderboard_app
+from harness_cli.run import compare_cmd, run_cmd
+from harness_cli.runs import app as runs_app
+from mapf_env.provenance import git_commit, package_version
+
+app = typer.Typer(
+    name="harness",
+    help="Compare training-environment designers on MAPF-FrozenLake.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+app.add_typer(env_app, name="env")
+app.add_typer(designers_app, name="designers")
+app.add_typer(backends_app, name="backends")
+app.add_typer(runs_app, name="runs")
+app.add_typer(leaderboard_app, name="leaderboard")
+app.command("run")(run_cmd)
+app.command("compare")(compare_cmd)
+app.command("eval")(eval_cmd)
+app.command("doctor")(doctor_cmd)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"envdesign-bench {package_version()} ({git_commit()})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print and exit."),
+    ] = False,
+) -> None:
+    """Compare training-environment designers on MAPF-FrozenLake."""
+
+
+def main() -> None:
+    app()

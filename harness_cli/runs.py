@@ -1,0 +1,205 @@
+"""`harness runs ...`: what is in the run directories.
+
+Files are read through `run_records.run_files`, the reader resume and the boards use, so a damaged
+file is one line naming it (what is wrong, what to do) here too, never a traceback. Rounds are
+numbered and rates written as the progress lines of `harness run` write them. Where the records
+say where each round's time went (`RoundTimings`), a table gives each round's shares: model
+loads, optimiser steps, evaluation, the design step (serving included) and the rest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from harness_cli.common import fail
+from harness_cli.progress import percent
+from mapf_env import SIZES
+from mapf_env.instance import size_name
+from run_records import (
+    OVERHEAD_SHARES,
+    RESULT_FILE,
+    ROUND_FILE,
+    RUN_FILE,
+    SUM_HEADER,
+    ResultRecord,
+    RoundResult,
+    RoundTimings,
+    RunFileError,
+    check_round,
+    pct,
+    read_failure,
+    read_result,
+    read_stamp,
+    round_error,
+    run_status,
+    size_mean,
+)
+
+app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True)
+console = Console()
+
+
+@app.command("list")
+def list_cmd(
+    root: Annotated[Path, typer.Argument(help="Root of the run directories.")] = Path("runs"),
+) -> None:
+    """Every run under ROOT: finished, failed (and why), or how many rounds it finished."""
+    runs = sorted(p.parent for p in root.glob(f"**/{RUN_FILE}"))
+    if not runs:
+        raise fail(f"no runs under {root}/")
+    table = Table(title=f"Runs under {root}/")
+    for name in ("run", "status", "package", "commit"):
+        table.add_column(name)
+    for run in runs:
+        status = run_status(run)
+        stamp = status.stamp
+        version = stamp.package_version if stamp else "?"
+        commit = stamp.git_commit[:10] if stamp else "?"
+        table.add_row(escape(str(run.relative_to(root))), escape(status.label()), version, commit)
+    console.print(table)
+
+
+@app.command("show")
+def show_cmd(run: Annotated[Path, typer.Argument(help="A run directory.")]) -> None:
+    """Rounds (configuration, validation, designer notes) and final results of one run."""
+    if not (run / RUN_FILE).is_file():
+        raise fail(f"{run} is not a run directory (no {RUN_FILE})")
+    try:
+        total = read_stamp(run).rounds
+        record = read_result(run) if (run / RESULT_FILE).exists() else None
+        failure = read_failure(run)
+    except RunFileError as err:
+        raise fail(escape(str(err))) from None
+    rounds = list(record.rounds) if record is not None else _finished_rounds(run)
+    console.print(_rounds_table(run, rounds, total))
+    if rounds:
+        console.print(_config_table(rounds, total))
+    timed = [(r, r.timings) for r in rounds if r.timings is not None]
+    if timed:
+        console.print(_overhead_table(timed, total))
+        for line in _overhead_notes(rounds, total):
+            console.print(escape(line), soft_wrap=True)
+    for line in _round_notes(run, record is not None):
+        console.print(f"[yellow]note:[/] {escape(line)}", soft_wrap=True)
+    if failure is not None and record is None:
+        console.print(f"[red]failed:[/] {escape(failure.reason())}", soft_wrap=True)
+    if record is not None:
+        console.print(_final_table(record))
+
+
+def _finished_rounds(run: Path) -> list[RoundResult]:
+    """An unfinished run's rounds, up to the first whose record is missing or does not read."""
+    rounds: list[RoundResult] = []
+    while True:
+        try:
+            rounds.append(check_round(run / f"round-{len(rounds):03d}", len(rounds), verify=False))
+        except RunFileError:
+            return rounds
+
+
+def _round_notes(run: Path, finished: bool) -> list[str]:
+    """One line per round whose record or vouched files are damaged (or, in a finished run,
+    missing): for an unfinished run resume trains it again, a finished one does not need it."""
+    notes = []
+    for round_dir in sorted(run.glob("round-[0-9][0-9][0-9]")):
+        err = round_error(round_dir, int(round_dir.name.removeprefix("round-")))
+        if err is None or (not finished and err.path == round_dir / ROUND_FILE and
+                           err.problem == "missing"):  # fmt: skip
+            continue  # the round that was running when the run stopped
+        kept = f"{RESULT_FILE} holds the finished run's rounds, so its results are intact"
+        notes.append(f"{err.path} {err.wrong}; {kept}" if finished else str(err))
+    return notes
+
+
+def _round_label(r: RoundResult, total: int | None) -> str:
+    """`round 2/3`, as the progress lines count rounds (from 1)."""
+    return f"{r.round + 1}/{total if total is not None else '?'}"
+
+
+def _rounds_table(run: Path, rounds: list[RoundResult], total: int | None) -> Table:
+    table = Table(title=f"{escape(str(run))}: rounds (validation, greedy)")
+    columns = ("round", "valid", "opt. makespan", "opt. SOC", "train s", "designer",
+               "projection notes")  # fmt: skip
+    for name in columns:
+        table.add_column(name, justify="right")
+    for r in rounds:
+        overall, proposal = r.validation.overall, r.proposal
+        table.add_row(_round_label(r, total), percent(overall.valid_rate),
+                      percent(overall.optimal_makespan_rate), percent(overall.optimal_soc_rate),
+                      f"{r.train_seconds:.1f}",
+                      escape(proposal.designer) if proposal else "-",
+                      str(len(proposal.notes)) if proposal else "-")  # fmt: skip
+    return table
+
+
+def _config_table(rounds: list[RoundResult], total: int | None) -> Table:
+    """Each round's training configuration: per size, share of samples, holes, wait share."""
+    table = Table(
+        title="Configuration each round trained on: per size, share of samples, holes, waits"
+    )
+    table.add_column("round", justify="right")
+    table.add_column("")
+    for size in SIZES:
+        table.add_column(size_name(size), justify="right")
+    for r in rounds:
+        cells = [r.config.sizes[s] for s in SIZES]
+        table.add_row(_round_label(r, total), "samples\nholes\nwait", *(
+            f"{percent(c.ratio)}\n{percent(c.hole_ratio)}\n{percent(c.wait_ratio)}"
+            for c in cells
+        ))  # fmt: skip
+    return table
+
+
+LOAD_NAMES = {"training": "train", "evaluation": "eval", "serving-policy": "serve policy",
+              "serving-base": "serve base"}  # fmt: skip
+
+
+def _overhead_table(timed: list[tuple[RoundResult, RoundTimings]], total: int | None) -> Table:
+    """Each round's seconds, its model loads and the share of each part of its time."""
+    table = Table(title="Where each round's time went (share of the round)")
+    for name in ("round", "seconds", "loads", *OVERHEAD_SHARES):
+        table.add_column(name, justify="right")
+    for r, t in timed:
+        shares, whole = t.shares(), t.total or 1.0
+        loads = " + ".join(LOAD_NAMES.get(x.kind, x.kind) for x in t.loads) or "none"
+        table.add_row(_round_label(r, total), f"{t.total:.1f}", loads,
+                      *(percent(shares[k] / whole) for k in OVERHEAD_SHARES))  # fmt: skip
+    return table
+
+
+def _overhead_notes(rounds: list[RoundResult], total: int | None) -> list[str]:
+    """The backend's target (once, or per round where it changed) and its notes."""
+    lines, last = [], None
+    for r in rounds:
+        if r.target is not None and r.target != last:
+            lines.append(f"round {_round_label(r, total)} ran on: {_describe_target(r.target)}")
+            last = r.target
+        notes = r.timings.notes if r.timings is not None else ()
+        lines += [f"round {_round_label(r, total)}: {note}" for note in notes]
+    return lines
+
+
+def _describe_target(target: dict[str, object]) -> str:
+    """The verl target's own one-line description where the fields are a verl target's."""
+    from harness.backends.verl.target import VerlTarget
+
+    try:
+        return VerlTarget(**target).describe()  # type: ignore[arg-type]
+    except TypeError:
+        return ", ".join(f"{key} {value}" for key, value in target.items())
+
+
+def _final_table(record: ResultRecord) -> Table:
+    final = Table(title=f"Benchmarks: {SUM_HEADER} Sum (%), greedy and best-of-n")
+    for name in ("suite", "greedy", f"best of {record.experiment.get('best_of', '?')}"):
+        final.add_column(name, justify="right")
+    for name, result in record.suites.items():
+        final.add_row(name, size_mean(result).text(pct),
+                      size_mean(result, best_of=True).text(pct))  # fmt: skip
+    return final

@@ -1,0 +1,361 @@
+"""What a run writes: per-round records and the final, versioned `ResultRecord`.
+
+Leaderboards are built from these files alone, so each says which code, config and seed made
+it (`provenance`), and the final record keeps every benchmark instance's verdict -- a board can
+then cut the results by size, wait subset or hole ratio without re-running anything.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from designers import Proposal
+from mapf_env import EnvConfig, EvalReport, GenerationStats, Objective
+from mapf_env.provenance import provenance
+from mapf_env.suites import OPTIMA
+from run_records.machine import MachineRecord
+from run_records.training_summary import TrainingSummary
+
+LoadKind = Literal["training", "evaluation", "serving-policy", "serving-base"]
+"""What a model was loaded for: a training process, an evaluation (offline generation), or a
+server for the `self` (policy) or `base` designer."""
+
+
+class ModelLoad(BaseModel):
+    """One model load of a backend: a process that had to read a model before doing its job.
+
+    Each backend says where its load ends; the verl backend: training, when verl's file logger
+    opens its file (verl does so in ``fit()``, right after ``init_workers()`` built Ray's
+    workers, the actor, the reference and the rollout engine); evaluation, when vLLM's engine
+    is built (the generator's own clock, its imports included); serving, when ``/health`` and
+    ``/v1/models`` answer.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: LoadKind
+    model: str = Field(description="The model loaded: a Hugging Face directory or id.")
+    seconds: float = Field(ge=0.0, description="From the process's start to its model's ready.")
+    process_seconds: float | None = Field(
+        default=None,
+        ge=0.0,
+        description="The whole process, start to exit; None for a server (it runs on).",
+    )
+    note: str | None = Field(
+        default=None, description="What a reader should know, e.g. a rerun after a crash."
+    )
+
+
+RESULT_SCHEMA_VERSION = "1"
+
+
+class InstanceVerdict(BaseModel):
+    """One benchmark instance's outcome: greedy answer, and best of n samples."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    size: int
+    subset: str
+    hole_ratio: float
+    valid: bool
+    optimal: bool
+    failure: str | None
+    cost: int | None
+    optimal_cost: int | None
+    best_of_valid: bool
+    best_of_optimal: bool
+    optimal_soc: bool | None = Field(
+        default=None, description="Greedy answer valid with the exact minimal SOC."
+    )
+    optimal_makespan: bool | None = Field(
+        default=None,
+        description="Greedy answer valid with the exact minimal makespan (the paper's optimal); "
+        "None when the suite version carries no makespan minima.",
+    )
+    best_of_optimal_soc: bool | None = Field(
+        default=None, description="Some of the n samples is SOC-optimal."
+    )
+    best_of_optimal_makespan: bool | None = Field(
+        default=None, description="Some of the n samples is makespan-optimal."
+    )
+
+
+class SuiteResult(BaseModel):
+    """A benchmark suite's reports (greedy and best-of-n) and per-instance verdicts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    suite: str
+    n_agents: int
+    greedy: EvalReport
+    best_of: EvalReport
+    best_of_n: int
+    verdicts: tuple[InstanceVerdict, ...]
+    suite_version: int | None = Field(
+        default=None, description="The benchmark suites' version (None in older records)."
+    )
+    content_sha256: str | None = Field(
+        default=None,
+        description="The suite's content checksum from the benchmark manifest (None in older "
+        "records): boards refuse to mix results scored on different benchmark contents.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _soc_keys_of_version_1(cls, data: Any) -> Any:
+        """Suites before version 2 were SOC-keyed: their `optimal` is the SOC-optimal flag."""
+        if isinstance(data, dict) and (data.get("suite_version") or 1) < 2:
+            return legacy_soc_result(data)
+        return data
+
+    @property
+    def optima(self) -> tuple[Objective, ...]:
+        """The exact optima this result's verdicts were judged against."""
+        return OPTIMA.get(self.suite_version or 1, (Objective.SOC,))
+
+
+OVERHEAD_SHARES = ("data", "model loads", "training steps", "evaluation", "design", "other")
+"""Where a round's time goes, in the order `harness runs show` prints it."""
+
+
+class RoundTimings(BaseModel):
+    """Where one round's wall time went, as this harness process measured it.
+
+    The phases are the loop's (a round resumed in the middle of training counts only what the
+    resuming process did). Within them: the backend's model loads, the optimiser steps, the
+    evaluation (answering and scoring, plus the trainer's own validation where it gave the
+    answers), the design step (a served model's queries included) and the rest: data
+    generation, process starts and exits, checkpoint saves.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    phases: dict[str, float] = Field(
+        default_factory=dict,
+        description="Seconds of each phase of the round (generate, train, evaluate, design; "
+        "benchmark after the last round), from the loop's phase changes.",
+    )
+    step_seconds: float = Field(
+        0.0, ge=0.0, description="The round's optimiser steps (the sum of TrainStep.seconds)."
+    )
+    loads: tuple[ModelLoad, ...] = Field(
+        default=(), description="The backend's model loads in the round (none on the CPU)."
+    )
+    validation_seconds: float | None = Field(
+        default=None,
+        description="The trainer's own validation of the round's model inside training (verl: "
+        "timing_s/testing), counted as evaluation; None where the trainer validated nothing.",
+    )
+    notes: tuple[str, ...] = Field(default=(), description="The backend's notes on the round.")
+
+    @property
+    def total(self) -> float:
+        return sum(self.phases.values())
+
+    def load_seconds(self, *kinds: str) -> float:
+        """Seconds of the loads of `kinds` (all loads when none is named)."""
+        return sum(x.seconds for x in self.loads if not kinds or x.kind in kinds)
+
+    def shares(self) -> dict[str, float]:
+        """Seconds per `OVERHEAD_SHARES` entry; they add up to `total`."""
+        phases = self.phases
+        evaluation = max(0.0, phases.get("evaluate", 0.0) - self.load_seconds("evaluation"))
+        design = max(0.0, phases.get("design", 0.0)
+                     - self.load_seconds("serving-policy", "serving-base"))  # fmt: skip
+        parts = {
+            "data": phases.get("generate", 0.0),  # the round's instances, generated and solved
+            "model loads": self.load_seconds(),
+            "training steps": self.step_seconds,
+            "evaluation": evaluation + (self.validation_seconds or 0.0),
+            "design": design,
+        }
+        return {**parts, "other": max(0.0, self.total - sum(parts.values()))}
+
+
+class RoundResult(BaseModel):
+    """One finished round as recorded in the run directory."""
+
+    model_config = ConfigDict(frozen=True)
+
+    round: int
+    config: EnvConfig = Field(description="The configuration this round trained on.")
+    stats: GenerationStats
+    validation: EvalReport = Field(
+        description="Greedy answers on the validation suite (SOC-keyed before suite version 2: "
+        "such reports read with their SOC counts filled in from `optimal`)."
+    )
+    proposal: Proposal | None = Field(default=None, description="None after the last round.")
+    train_seconds: float
+    samples: int
+    epochs: int
+    training: TrainingSummary | None = Field(
+        default=None,
+        description="The round's training in numbers (steps, learning rate, KL, reward mean "
+        "and trend, valid rates, reward weight), which the designer's T module can show; None "
+        "in older records and from backends that give none.",
+    )
+    files: dict[str, str] = Field(
+        default_factory=dict,
+        description="sha256 of each file this record vouches for (config.yaml and every file "
+        "under checkpoint/), by path relative to the round directory: resume trains a round "
+        "again when one is missing or differs (empty in older records, which are trusted).",
+    )
+    timings: RoundTimings | None = Field(
+        default=None,
+        description="Where the round's time went: phases, model loads, optimiser steps "
+        "(None in older records).",
+    )
+    target: dict[str, Any] | None = Field(
+        default=None,
+        description="What the backend ran the round on that changes how it computes (verl: "
+        "its version and line, the attention implementation and padding removal, and why); "
+        "None for the CPU learner (see ResultRecord.machine) and in older records.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _soc_keys_of_version_1(cls, data: Any) -> Any:
+        """The validation suite was SOC-keyed before version 2: its `optimal` is SOC-optimal."""
+        report = data.get("validation") if isinstance(data, dict) else None
+        if report is not None and _counts_unknown(report):
+            return {**data, "validation": legacy_soc_report(report)}
+        return data
+
+
+class ResultRecord(BaseModel):
+    """The final record of one (experiment, designer, seed) run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: str = RESULT_SCHEMA_VERSION
+    package_version: str
+    git_commit: str
+    kind: Literal["designer", "policy"] = "designer"
+    experiment: dict[str, Any] = Field(description="The resolved ExperimentConfig.")
+    designer: str
+    seed: int
+    backend: str
+    initial_source: Literal["shared", "designer"] = Field(
+        description="Whether round 0 used the shared seeded start or the designer's own."
+    )
+    rounds: tuple[RoundResult, ...]
+    suites: dict[str, SuiteResult]
+    seconds: float
+    allow_design_failures: bool = Field(
+        default=False,
+        description="The run was started with --allow-design-failures: a designer whose design "
+        "steps all failed is still shown on boards (flagged) instead of being left unranked.",
+    )
+    machine: MachineRecord | None = Field(
+        default=None,
+        description="How the backend computed (precision, CPU, kernels, versions, threads): "
+        "boards refuse to pool runs that differ in it. None in older records and for backends "
+        "that do not say.",
+    )
+    notes: tuple[str, ...] = Field(
+        default=(),
+        description="What a reader should know about how the record was made, e.g. a zero-shot "
+        "evaluation's failed requests and cached answers (empty in older records).",
+    )
+    benchmark_timings: RoundTimings | None = Field(
+        default=None,
+        description="Where the final benchmarks' time went (phase `benchmark` and the model "
+        "loads it took); None in older records.",
+    )
+    answers_sha256: dict[str, str] = Field(
+        default_factory=dict,
+        description="sha256 of each suite's stored answers, `answers/<suite>.jsonl.gz` beside "
+        "this record (the greedy answer and every best-of sample per instance, in suite "
+        "order), by suite name: `harness leaderboard verify` re-scores them with the installed "
+        "verifier. Empty in older records, whose verdicts cannot be re-checked.",
+    )
+
+    def design_failures(self) -> list[tuple[int, str]]:
+        """(round, reason) of every design step whose designer could not design."""
+        return [
+            (r.round, r.proposal.failure_reason or "unknown reason (older record)")
+            for r in self.rounds
+            if r.proposal is not None and r.proposal.design_failed
+        ]
+
+    def design_steps(self) -> int:
+        """How many design steps the run took (one after every round but the last)."""
+        return sum(1 for r in self.rounds if r.proposal is not None)
+
+
+class FailureRecord(BaseModel):
+    """Why a run stopped with an error (`failure.json`): boards and `harness runs list` show it
+    instead of calling the run merely unfinished; a later successful resume removes it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: str = RESULT_SCHEMA_VERSION
+    package_version: str
+    git_commit: str
+    error: str = Field(description="The exception's type name.")
+    message: str = Field(description="The exception's first line, cut to a bounded length.")
+    round: int | None = Field(
+        default=None, description="The round that was running; None after the last (benchmarks)."
+    )
+    time: datetime = Field(description="When the run failed (UTC).")
+
+    def reason(self) -> str:
+        """One line: the error and where it happened."""
+        where = f" in round {self.round + 1}" if self.round is not None else ""
+        return f"{self.error}{where}: {self.message}"
+
+
+def legacy_soc_result(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 suite result's raw fields with the SOC flags and counts filled in from
+    `optimal` (version 1's answer keys were SOC minima) and the makespan ones left unknown."""
+    out = dict(data)
+    out["verdicts"] = [
+        _filled(v, {"optimal_soc": "optimal", "best_of_optimal_soc": "best_of_optimal"})
+        for v in out.get("verdicts", ())
+    ]
+    for key in ("greedy", "best_of"):
+        if out.get(key) is not None:
+            out[key] = legacy_soc_report(out[key])
+    return out
+
+
+def legacy_soc_report(report: Any) -> dict[str, Any]:
+    """A report (model or raw fields) of version-1 answer keys with its SOC-optimal counts
+    filled in from `optimal`, the makespan ones left unknown."""
+    fields = report.model_dump() if isinstance(report, BaseModel) else dict(report)
+    fields["overall"] = _filled(fields.get("overall", {}), {"optimal_soc": "optimal"})
+    fields["per_size"] = {
+        size: _filled(counts, {"optimal_soc": "optimal"})
+        for size, counts in fields.get("per_size", {}).items()
+    }
+    return fields
+
+
+def _counts_unknown(report: Any) -> bool:
+    """Neither optimum counted: a report of version-1 (SOC) answer keys."""
+    overall = report.overall if isinstance(report, EvalReport) else dict(report).get("overall")
+    fields = overall.model_dump() if isinstance(overall, BaseModel) else dict(overall or {})
+    return fields.get("optimal_soc") is None and fields.get("optimal_makespan") is None
+
+
+def _filled(item: Any, copies: dict[str, str]) -> Any:
+    """`item` (a model or its dict) with each unset target field copied from its source."""
+    fields = item.model_dump() if isinstance(item, BaseModel) else dict(item)
+    for target, source in copies.items():
+        if fields.get(target) is None and source in fields:
+            fields[target] = fields[source]
+    return fields
+
+
+def stamp() -> dict[str, str]:
+    """Schema, package version and git commit for a new record."""
+    info = provenance(RESULT_SCHEMA_VERSION)
+    return {
+        "schema_version": info["schema_version"],
+        "package_version": info["package_version"],
+        "git_commit": info["git_commit"],
+    }

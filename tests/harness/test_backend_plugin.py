@@ -1,0 +1,88 @@
+"""A backend from outside the project: registered by one entry point, run through the whole loop.
+
+The plug-in (`tests/harness/backend_plugin/memo_backend.py`) is put on the path with an
+installed distribution's metadata naming it in the ``harness.backends`` group, exactly what
+``pip install`` of a plug-in package leaves; nothing in the harness names it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.backends import registry
+from harness.backends.factory import make_backend
+from harness.experiment import ExperimentConfig
+from harness.loop import run_designer
+from harness.run_dir import RunDir
+from mapf_env import ConfigError
+
+PLUGIN = Path(__file__).resolve().parent / "backend_plugin"
+SMALL = {"name": "memo", "backend": "memo", "policy": "memo", "rounds": 2,
+         "samples_per_round": 60, "epochs_per_round": 1, "benchmarks": ["validation"],
+         "best_of": 1, "designers": ["uniform"]}  # fmt: skip
+
+
+@pytest.fixture
+def memo_installed(tmp_path: Path) -> Iterator[None]:
+    site = tmp_path / "site"
+    dist = site / "memo_backend-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: memo-backend\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[harness.backends]\nmemo = memo_backend:SPEC\n")
+    (site / "memo_backend.py").write_text((PLUGIN / "memo_backend.py").read_text())
+    sys.path.insert(0, str(site))
+    registry.refresh()
+    try:
+        yield
+    finally:
+        sys.path.remove(str(site))
+        sys.modules.pop("memo_backend", None)
+        registry.refresh()
+
+
+def test_a_plugin_backend_runs_the_loop(memo_installed: None, tmp_path: Path) -> None:
+    experiment = ExperimentConfig.from_mapping({**SMALL, "memo": {"instances_per_size": 3}})
+    assert "memo" in registry.backend_names()
+    assert experiment.model_dump(mode="json")["memo"] == {"instances_per_size": 3}
+    backend = make_backend(experiment, workdir=tmp_path / "run")
+    run = RunDir(tmp_path, experiment, "uniform", 0)
+    record = run_designer(experiment, "uniform", 0, backend, run, workers=1)
+    assert record.backend == "memo" and len(record.rounds) == 2
+    # Uniform gives every size 60/8 instances: each is known after round 0 (>= 3 of it).
+    assert record.rounds[0].validation.overall.valid_rate == 1.0
+    assert record.suites["validation"].greedy.overall.valid_rate == 1.0
+    resumed = make_backend(experiment, workdir=tmp_path / "run")
+    again = run_designer(experiment, "uniform", 0, resumed, run, resume=True, workers=1)
+    assert again == record
+
+
+def test_its_section_is_validated_by_its_own_model(memo_installed: None) -> None:
+    with pytest.raises(ConfigError) as err:
+        ExperimentConfig.from_mapping({**SMALL, "memo": {"instances_per_sise": 3}})
+    assert "memo.instances_per_sise: not a field" in str(err.value)
+    assert "did you mean 'instances_per_size'?" in str(err.value)
+    with pytest.raises(ConfigError, match=r"memo\.instances_per_size"):
+        ExperimentConfig.from_mapping({**SMALL, "memo": {"instances_per_size": 0}})
+    defaults = ExperimentConfig.from_mapping(SMALL)
+    assert defaults.model_dump(mode="json")["memo"] == {"instances_per_size": 10}
+
+
+def test_an_unknown_backend_suggests_a_registered_one(memo_installed: None) -> None:
+    with pytest.raises(ConfigError, match="did you mean 'memo'"):
+        ExperimentConfig.from_mapping({**SMALL, "backend": "mem"})
+
+
+def test_cli_lists_every_backend(memo_installed: None) -> None:
+    from typer.testing import CliRunner
+
+    from harness_cli import app
+
+    result = CliRunner().invoke(app, ["backends", "list"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    for name in ("cpu", "verl", "memo"):
+        assert name in result.output
+    assert "memorises the map sizes" in result.output

@@ -1,0 +1,111 @@
+"""Precision and machine records: bf16 is asked for, never inferred; what was in effect is read
+back from torch and MKL, never assumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+import torch
+
+from harness.backends.cpu import CpuLearnerSettings
+from harness.backends.cpu.policy import AgentPolicy
+from harness.backends.cpu.rollout import autocast, rollout
+from mapf_env import load_suite
+from run_records import PINNED, current_machine, machine
+
+DESCRIBE = (
+    "from harness.backends.cpu import CpuBackend, CpuLearnerSettings; "
+    "print(CpuBackend(CpuLearnerSettings(threads=1, hidden=(8,))).machine().model_dump_json())"
+)
+X86 = platform.machine().lower() in ("x86_64", "amd64")
+
+
+def describe(**env: str) -> dict[str, object]:
+    """A fresh process's machine record, with the pinned variables replaced by `env`."""
+    base = {k: v for k, v in os.environ.items() if k not in PINNED}
+    done = subprocess.run(
+        [sys.executable, "-c", DESCRIBE], env={**base, **env}, capture_output=True, text=True,
+        check=True, timeout=120,
+    )  # fmt: skip
+    record: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return record
+
+
+@pytest.mark.skipif(not X86, reason="the pinned kernels are x86 ones")
+def test_kernels_are_pinned_and_what_ran_is_read_back() -> None:
+    pinned = describe()
+    assert pinned["environment"] == {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2"}
+    assert pinned["cpu_capability"] in ("AVX2", "DEFAULT")  # never AVX512
+    # MKL honours the AVX2 branch on Intel CPUs; others run its AUTO branch (harness/machine.py).
+    assert pinned["mkl_branch"] in ("AVX2", "AUTO")
+    chosen = describe(ATEN_CPU_CAPABILITY="default", MKL_CBWR="COMPATIBLE")
+    assert chosen["environment"] == {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
+    assert chosen["cpu_capability"] == "DEFAULT" and chosen["mkl_branch"] == "COMPATIBLE"
+    assert chosen["precision"] == "fp32" and chosen["threads"] == 1
+
+
+@pytest.fixture
+def cpuinfo(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Replace /proc/cpuinfo with the text put in the yielded list."""
+    text: list[str] = []
+    monkeypatch.setattr(machine, "_cpuinfo", lambda: "\n".join(text))
+    for cached in (machine.cpu_flags, machine.cpu_model):
+        cached.cache_clear()
+    yield text
+    for cached in (machine.cpu_flags, machine.cpu_model):
+        cached.cache_clear()
+
+
+def test_cpu_features_decide_only_what_bf16_is_called(cpuinfo: list[str]) -> None:
+    cpuinfo[:] = ["model name\t: Xeon", "flags\t\t: fpu avx avx2 avx512f amx_tile amx_bf16"]
+    assert machine.cpu_flags() == ("avx2", "avx512f", "amx_tile", "amx_bf16")
+    native = current_machine("bf16", 3)
+    assert native.bf16_kernels == "native" and native.cpu_model == "Xeon" and native.threads == 3
+    assert current_machine("fp32", 3).bf16_kernels is None
+    machine.cpu_flags.cache_clear()
+    cpuinfo[1] = "flags\t\t: fpu avx avx2"
+    assert current_machine("bf16", 3).bf16_kernels == "emulated"
+    assert current_machine("bf16", 3).pool_key() != native.pool_key()
+
+
+def test_settings_saved_with_the_old_bf16_flag_read_as_what_ran(cpuinfo: list[str]) -> None:
+    """The old `bf16: true` meant bf16 only on CPUs with native bf16, fp32 elsewhere."""
+    cpuinfo[:] = ["flags\t: avx2"]
+    assert CpuLearnerSettings.model_validate({"bf16": True}).precision == "fp32"
+    machine.cpu_flags.cache_clear()
+    cpuinfo[:] = ["flags\t: avx2 avx512_bf16"]
+    assert CpuLearnerSettings.model_validate({"bf16": True}).precision == "bf16"
+    assert CpuLearnerSettings.model_validate({"bf16": False}).precision == "fp32"
+
+
+def test_bf16_computes_in_bf16_on_any_cpu() -> None:
+    """bf16 means bf16 whether or not the CPU has it natively; fp32 never autocasts."""
+    policy = AgentPolicy(7, (32,))
+    instances = [item.instance for item in load_suite("validation").items[:8]]
+    kept = {}
+    for precision in ("fp32", "bf16"):
+        ro = rollout(
+            policy, instances, samples=2, greedy=False, record=True, window=7,
+            generator=torch.Generator().manual_seed(0), horizon_factor=2.0, precision=precision,
+        )  # fmt: skip
+        kept[precision] = ro.steps[0].kept
+        with autocast(precision):
+            assert torch.is_autocast_enabled("cpu") == (precision == "bf16")
+            product = torch.ones(4, 4) @ torch.ones(4, 4)
+        assert product.dtype == (torch.bfloat16 if precision == "bf16" else torch.float32)
+    assert {x.dtype for x in kept["bf16"].inputs} == {torch.bfloat16}
+    assert {x.dtype for x in kept["fp32"].inputs} == {torch.float32}
+    assert kept["bf16"].logits.dtype == kept["fp32"].logits.dtype == torch.float32
+    assert not torch.equal(kept["bf16"].logits, kept["fp32"].logits)
+
+
+def test_settings_take_an_explicit_precision() -> None:
+    assert CpuLearnerSettings().precision == "fp32"
+    with pytest.raises(ValueError, match="precision"):
+        CpuLearnerSettings.model_validate({"precision": "fp16"})
