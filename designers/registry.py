@@ -6,6 +6,13 @@ project's pyproject.toml exactly as a plug-in package declares its own, so the p
 the one every run takes. Entry points are loaded only when named; an unknown name is answered
 with the closest known ones.
 
+Designers whose names live in a table rather than in code (the LLM designers' model aliases,
+``designers/llm/models.yaml``) come from a family: an entry point in the group
+``harness.designer_families`` whose value, called, gives name -> factory for every member. A
+family is asked only when names are listed or a name is not a plain entry point, and asked
+afresh each time, so a row added to its table is a designer at once; a plain entry point of the
+same name wins over a member.
+
 A name may carry an argument after a colon (``llm:openai/gpt-4o``); the factory receives it as
 ``arg``. An entry may end in a context variant (``gpt@V3``, ``gpt@V6+details``; see
 `designers.entries`), which becomes the designer's variant options.
@@ -31,6 +38,7 @@ from designers.options import (
 )
 
 GROUP = "harness.designers"
+FAMILY_GROUP = "harness.designer_families"
 
 
 class UnknownDesigner(KeyError):
@@ -45,10 +53,37 @@ class DesignerLoadError(RuntimeError):
 
 
 @cache
-def _entry_points() -> dict[str, EntryPoint]:
+def _entry_points(group: str = GROUP) -> dict[str, EntryPoint]:
     found: dict[str, EntryPoint] = {}
-    for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
+    for ep in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
         found.setdefault(ep.name, ep)
+    return found
+
+
+def _members(family: str, ep: EntryPoint) -> Mapping[str, Callable[..., Any]]:
+    """What one family lists now; `DesignerLoadError` naming it when it cannot say."""
+    try:
+        members = ep.load()()
+    except Exception as err:  # a broken family (or its table) must name itself
+        raise DesignerLoadError(
+            f"designer family {family!r} ({ep.value}) failed to list its designers: {err}"
+        ) from err
+    if not isinstance(members, Mapping):
+        raise DesignerLoadError(
+            f"designer family {family!r} ({ep.value}) gave a {type(members).__name__}, not a "
+            "mapping of name -> factory"
+        )
+    return members
+
+
+def _family_members() -> dict[str, Callable[..., Any]]:
+    """Every family's members that no plain entry point shadows, by name."""
+    plain = _entry_points()
+    found: dict[str, Callable[..., Any]] = {}
+    for family, ep in _entry_points(FAMILY_GROUP).items():
+        for name, factory in _members(family, ep).items():
+            if name not in plain:
+                found.setdefault(name, factory)
     return found
 
 
@@ -58,18 +93,14 @@ def refresh() -> None:
 
 
 def designer_names() -> list[str]:
-    return sorted(_entry_points())
+    """Every designer's name: plain entry points and the families' members."""
+    return sorted({*_entry_points(), *_family_members()})
 
 
 def _factory(name: str) -> Callable[..., Any]:
     eps = _entry_points()
     if name not in eps:
-        close = difflib.get_close_matches(name, eps, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise UnknownDesigner(
-            f"no designer {name!r}{hint} Available: {', '.join(sorted(eps))} "
-            "(and llm:<litellm model string>)"
-        )
+        return _member(name)
     try:
         target: Callable[..., Any] = eps[name].load()
     except Exception as err:  # a broken plug-in must name itself, not crash somewhere deep
@@ -79,6 +110,22 @@ def _factory(name: str) -> Callable[..., Any]:
     if not callable(target):
         raise DesignerLoadError(f"designer {name!r} ({eps[name].value}) is not callable")
     return target
+
+
+def _member(name: str) -> Callable[..., Any]:
+    """A family member's factory; `UnknownDesigner`, with close names, when none is `name`."""
+    members = _family_members()
+    if name not in members:
+        known = sorted({*_entry_points(), *members})
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UnknownDesigner(
+            f"no designer {name!r}{hint} Available: {', '.join(known)} "
+            "(and llm:<litellm model string>)"
+        )
+    if not callable(members[name]):
+        raise DesignerLoadError(f"designer {name!r} (a family member) is not callable")
+    return members[name]
 
 
 def create_designer(spec: str, **options: Any) -> Designer:
@@ -143,13 +190,24 @@ def _suffix_options(
 
 
 def describe_designers() -> dict[str, str]:
-    """Name -> one-line description of every registered designer (loads each entry point)."""
+    """Name -> one-line description of every registered designer (loads each entry point); a
+    family that cannot list its members shows as one broken row under its own name."""
     out: dict[str, str] = {}
-    for name in designer_names():
+    for name in _entry_points():
         try:
-            target = _factory(name)
-            out[name] = str(getattr(target, "description", "") or (target.__doc__ or "").strip())
+            out[name] = _description(_factory(name))
         except DesignerLoadError as err:
             out[name] = f"(broken: {err})"
-        out[name] = out[name].splitlines()[0] if out[name] else ""
-    return out
+    for family, ep in _entry_points(FAMILY_GROUP).items():
+        try:
+            members = _members(family, ep)
+        except DesignerLoadError as err:
+            out.setdefault(family, f"(broken: {err})")
+            continue
+        for name, factory in members.items():
+            out.setdefault(name, _description(factory))
+    return {name: text.splitlines()[0] if text else "" for name, text in sorted(out.items())}
+
+
+def _description(target: Any) -> str:
+    return str(getattr(target, "description", "") or (target.__doc__ or "").strip())

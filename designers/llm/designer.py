@@ -28,6 +28,7 @@ from designers.llm.client import (
     require_litellm,
 )
 from designers.llm.extract import Extraction, try_extract, yaml_block
+from designers.llm.models import call_record, transcript_entry
 from designers.llm.options import LLMDesignerOptions
 from designers.llm.variants import (
     Variant,
@@ -168,23 +169,20 @@ class LLMDesigner(BaseDesigner):
                             **extra)  # fmt: skip
 
     def _call(
-        self, purpose: str, target: Target, messages: list[dict[str, str]], calls: list[ModelCall]
+        self,
+        purpose: str,
+        target: Target,
+        messages: list[dict[str, str]],
+        calls: list[ModelCall],
+        failures: list[str],
     ) -> CallResult:
+        """Ask once; the call goes into `calls`, its retries and any failure into `failures`."""
         result = complete(target, messages, self.options.settings, seed=len(calls))
-        calls.append(
-            ModelCall(
-                purpose=purpose,
-                model=target.model,
-                messages=tuple(dict(m) for m in messages),
-                response=result.text,
-                reasoning=result.reasoning,
-                prompt_tokens=result.prompt_tokens,
-                completion_tokens=result.completion_tokens,
-                cost_usd=result.cost_usd,
-                seconds=result.seconds,
-                error=result.error,
-            )
-        )
+        record = call_record(result)
+        calls.append(transcript_entry(purpose, target.model, messages, record))
+        failures += [f"{purpose}: retried after {r}" for r in record["retries"]]
+        if result.error is not None:
+            failures.append(f"{purpose}: model call failed: {result.error}")
         return result
 
     def _analyse(
@@ -198,11 +196,8 @@ class LLMDesigner(BaseDesigner):
         messages = analysis_messages(ctx, self.options.variant)
         for attempt in range(1, self.options.max_attempts + 1):
             purpose = "analysis" if attempt == 1 else f"analysis retry {attempt - 1}"
-            result = self._call(purpose, target, messages, calls)
-            transient = result.retries if result.error is None else result.retries[:-1]
-            failures += [f"{purpose}: retried after {r}" for r in transient]
+            result = self._call(purpose, target, messages, calls, failures)
             if result.error is not None:
-                failures.append(f"{purpose}: model call failed: {result.error}")
                 return result
             found = try_extract(result.text, ctx.config)
             if isinstance(found, Extraction):
@@ -228,11 +223,8 @@ class LLMDesigner(BaseDesigner):
         config = found.projection.config if found is not None else ctx.config
         why = rationale(found.visible) if found is not None else "(no usable proposal; kept)"
         messages = summary_messages(ctx, self.options.variant, config.to_yaml(), why)
-        result = self._call("summary", target, messages, calls)
-        transient = result.retries if result.error is None else result.retries[:-1]
-        failures += [f"summary: retried after {r}" for r in transient]
+        result = self._call("summary", target, messages, calls, failures)
         if result.error is not None:
-            failures.append(f"summary: model call failed: {result.error}")
             return None
         text = result.text.strip()
         if not text:

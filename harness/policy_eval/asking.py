@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from designers.llm.client import CallResult
+from designers.llm.models import call_record
 from harness.policy_eval.cache import AnswerCache, AnswerKey, CachedAnswer
 from harness.policy_eval.errors import TooManyFailures
 
@@ -37,6 +38,7 @@ Asker = Callable[[Request], CallResult]
 
 
 def to_cached(key: AnswerKey, result: CallResult) -> CachedAnswer:
+    """The cache line of one answer: the request's key, then the call as every record keeps it."""
     return CachedAnswer(
         suite=key.suite,
         suite_sha256=key.suite_sha256,
@@ -46,15 +48,7 @@ def to_cached(key: AnswerKey, result: CallResult) -> CachedAnswer:
         endpoint=key.endpoint,
         sampling=json.loads(key.sampling),
         prompt_version=key.prompt_version,
-        text="" if result.error is not None else result.text,
-        reasoning=result.reasoning,
-        error=result.error,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        cost_usd=result.cost_usd,
-        seconds=round(result.seconds, 4),
-        attempts=result.attempts,
-        retries=tuple(result.retries if result.error is None else result.retries[:-1]),
+        **call_record(result),
     )
 
 

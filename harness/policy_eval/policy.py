@@ -1,26 +1,28 @@
 """Which policy answers: a LiteLLM model (alias or `llm:<model>`), a served model, or a checkpoint.
 
 `--policy gpt` (any alias of the LLM designers' ``models.yaml``) and `--policy llm:<model>` go
-through LiteLLM to the provider; `--base-url URL --policy NAME` asks an OpenAI-compatible server
+through LiteLLM to the provider, resolved exactly as the designers of those names are
+(`designers.llm.models`); `--base-url URL --policy NAME` asks an OpenAI-compatible server
 (vLLM, a gateway) for model NAME; `--checkpoint DIR` loads a CPU learner checkpoint. Keys come
 only from the environment: a variable is named (`--api-key-env`), never its value.
 """
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from designers.llm.client import Target, credential_problem, require_litellm
-from designers.llm.factories import model_aliases
+from designers.llm.models import LLM_PREFIX, ModelNameError, resolve_model
 from harness.policy_eval.errors import PolicyEvalError
 from run_records import safe_name
 
 PolicyBackend = Literal["litellm", "openai", "cpu"]
 CHECKPOINT_FILES = ("cpu_policy.pt", "cpu_settings.json")
+OTHER_WAYS = "llm:<litellm model>, --base-url URL with the served model's name, or --checkpoint DIR"
+"""How else `--policy` can name a model, for the message about an unknown one."""
 
 
 class PolicySpec(BaseModel):
@@ -77,7 +79,7 @@ def resolve_policy(
             "served at --base-url, or give --checkpoint DIR"
         )
     if base_url is not None:
-        served = policy.removeprefix("llm:")
+        served = policy.removeprefix(LLM_PREFIX)
         return PolicySpec(
             name=name or served,
             backend="openai",
@@ -85,27 +87,12 @@ def resolve_policy(
             base_url=base_url,
             api_key_env=api_key_env,
         )
-    if policy.startswith("llm:"):
-        model = policy.removeprefix("llm:").strip()
-        if not model:
-            raise PolicyEvalError("llm: needs a model: llm:<litellm model>, e.g. llm:openai/gpt-4o")
-        return PolicySpec(
-            name=name or policy, backend="litellm", model=model, api_key_env=api_key_env
-        )
-    aliases = model_aliases()
-    if policy not in aliases:
-        close = difflib.get_close_matches(policy, aliases, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        raise PolicyEvalError(
-            f"unknown policy {policy!r}: {hint}use an alias in models.yaml "
-            f"({', '.join(sorted(aliases))}), llm:<litellm model>, --base-url URL with the "
-            "served model's name, or --checkpoint DIR"
-        )
+    try:
+        resolved = resolve_model(policy, noun="policy", other_ways=OTHER_WAYS)
+    except ModelNameError as err:
+        raise PolicyEvalError(str(err)) from None
     return PolicySpec(
-        name=name or policy,
-        backend="litellm",
-        model=aliases[policy]["model"],
-        api_key_env=api_key_env,
+        name=name or policy, backend="litellm", model=resolved.model, api_key_env=api_key_env
     )
 
 

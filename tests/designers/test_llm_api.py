@@ -31,7 +31,7 @@ def test_alias_smoke(alias: str) -> None:
         pytest.skip(f"{KEYS[alias]} is not set")
     config = EnvConfig.uniform()
     ctx = DesignContext(round=0, total_rounds=3, config=config, initial_config=config)
-    designer = getattr(factories, alias)(variant="V2", timeout_s=120, deadline_s=300)
+    designer = factories.from_alias(alias, variant="V2", timeout_s=120, deadline_s=300)
     proposal = designer.propose(ctx)
     assert project(proposal.config).config == proposal.config
     assert proposal.transcript and proposal.transcript[0].error is None, proposal.failures

@@ -175,7 +175,7 @@ def test_factories_and_aliases(tmp_path: object, monkeypatch: pytest.MonkeyPatch
     keys = {"gpt": "OPENAI_API_KEY", "gemini": "GEMINI_API_KEY", "grok": "XAI_API_KEY",
             "kimi": "MOONSHOT_API_KEY", "claude": "ANTHROPIC_API_KEY"}  # fmt: skip
     for name, variable in keys.items():
-        designer = getattr(factories, name)()
+        designer = factories.from_alias(name)
         assert designer.name == name and designer.initial_config(CONFIG, 0) is None
         for unset in (variable, "GOOGLE_API_KEY"):
             monkeypatch.delenv(unset, raising=False)
@@ -183,16 +183,16 @@ def test_factories_and_aliases(tmp_path: object, monkeypatch: pytest.MonkeyPatch
             designer.check_ready()
         monkeypatch.setenv(variable, "test-key-value")
         designer.check_ready()
-    assert factories.gpt().target(None).model == "openai/gpt-5.4"
+    assert factories.from_alias("gpt").target(None).model == "openai/gpt-5.4"
     assert factories.llm(arg="openai/gpt-4o").name == "llm:openai/gpt-4o"
     path = __import__("pathlib").Path(str(tmp_path)) / "models.yaml"
     path.write_text("gpt: {model: openai/gpt-9}\n")
     monkeypatch.setenv("ENVDESIGN_LLM_MODELS", str(path))
-    assert factories.gpt().target(None).model == "openai/gpt-9"
+    assert factories.from_alias("gpt").target(None).model == "openai/gpt-9"
     with pytest.raises(DesignerOptionsError, match="colour: not a field"):
-        factories.gpt(colour="red")
+        factories.from_alias("gpt", colour="red")
     with pytest.raises(ValueError, match="V9"):
-        factories.gpt(variant="V9")
+        factories.from_alias("gpt", variant="V9")
 
 
 def test_transcript_is_json_serialisable(openai_server: ScriptedServer) -> None:
@@ -224,6 +224,6 @@ def test_missing_litellm_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> Non
 
     monkeypatch.setitem(sys.modules, "litellm", None)  # makes `import litellm` fail
     with pytest.raises(DesignerNotReady, match=r"envdesign-bench\[api\]"):
-        factories.gpt().check_ready()
-    proposal = factories.gpt(max_retries=0).propose(CTX)
+        factories.from_alias("gpt").check_ready()
+    proposal = factories.from_alias("gpt", max_retries=0).propose(CTX)
     assert proposal.kept_previous and "envdesign-bench[api]" in proposal.failures[0]
