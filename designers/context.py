@@ -49,13 +49,16 @@ class TrainingInfo(BaseModel):
 
 
 class RoundRecord(BaseModel):
-    """One finished round as the history shows it."""
+    """One finished round as the history shows it: the designer's view of a round record
+    (`run_records.RoundResult.history_entry`), under the same field names."""
 
     model_config = ConfigDict(frozen=True)
 
     round: int
     config: EnvConfig
-    report: EvalReport | None = None
+    validation: EvalReport | None = Field(
+        default=None, description="The round's validation report (greedy answers)."
+    )
     stats: GenerationStats | None = None
     summary: str | None = Field(default=None, description="The designer's own summary (S).")
 
@@ -69,7 +72,9 @@ class DesignContext(BaseModel):
     total_rounds: int
     config: EnvConfig = Field(description="The configuration of the round just finished.")
     initial_config: EnvConfig = Field(description="Round 0's configuration (the default).")
-    report: EvalReport | None = Field(default=None, description="Latest validation report.")
+    validation: EvalReport | None = Field(
+        default=None, description="The round just finished's validation report."
+    )
     stats: GenerationStats | None = Field(default=None, description="Achieved generator stats.")
     history: tuple[RoundRecord, ...] = Field(
         default=(), description="Earlier rounds, oldest first."

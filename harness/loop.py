@@ -33,8 +33,6 @@ from designers import (
     Designer,
     DesignerNotReady,
     Endpoint,
-    RoundRecord,
-    TrainingInfo,
     backend_endpoints,
     create_designer,
     ensure_ready,
@@ -224,25 +222,15 @@ def design_context(
 ) -> DesignContext:
     """What the designer sees after the last of `rounds` (the others are its history)."""
     *earlier, current = rounds
-    history = tuple(
-        RoundRecord(round=r.round, config=r.config, report=r.validation, stats=r.stats,
-                    summary=r.proposal.summary if r.proposal else None)
-        for r in earlier
-    )  # fmt: skip
     return DesignContext(
         round=current.round,
         total_rounds=experiment.rounds,
         config=current.config,
         initial_config=initial,
-        report=current.validation,
+        validation=current.validation,
         stats=current.stats,
-        history=history,
-        training=TrainingInfo(
-            round=current.round,
-            epochs=current.epochs,
-            samples=current.samples,
-            details=current.training.as_details() if current.training else {},
-        ),
+        history=tuple(r.history_entry() for r in earlier),
+        training=current.training_info(),
         seed=seed,
         policy_endpoint=endpoints.get("policy"),
         base_endpoint=endpoints.get("base"),

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from designers import Proposal
+from designers import Proposal, RoundRecord, TrainingInfo
 from mapf_env import EnvConfig, EvalReport, GenerationStats, Objective
 from mapf_env.provenance import provenance
 from mapf_env.suites import OPTIMA
@@ -215,6 +215,19 @@ class RoundResult(BaseModel):
         "its version and line, the attention implementation and padding removal, and why); "
         "None for the CPU learner (see ResultRecord.machine) and in older records.",
     )
+
+    def history_entry(self) -> RoundRecord:
+        """The round as a designer's history shows it: the same fields under the same names,
+        with the designer's own summary of it (module S)."""
+        summary = self.proposal.summary if self.proposal else None
+        return RoundRecord(round=self.round, config=self.config, validation=self.validation,
+                           stats=self.stats, summary=summary)  # fmt: skip
+
+    def training_info(self) -> TrainingInfo:
+        """The round's training as the designer's T module reads it."""
+        details = self.training.as_details() if self.training else {}
+        return TrainingInfo(round=self.round, epochs=self.epochs, samples=self.samples,
+                            details=details)  # fmt: skip
 
     @model_validator(mode="before")
     @classmethod

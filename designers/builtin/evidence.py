@@ -110,12 +110,12 @@ class EvidenceDesigner(RuleDesigner):
         self.rules = EvidenceRules(**rules)
 
     def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
-        if ctx.report is None or ctx.report.overall.n == 0:
+        if ctx.validation is None or ctx.validation.overall.n == 0:
             return {}, "no validation evidence yet: keep the configuration"
         changes: dict[str, dict[str, float]] = {}
         reasons: list[str] = []
         weights = {s: entry.ratio for s, entry in ctx.config.sizes.items()}
-        overall = ctx.report.overall
+        overall = ctx.validation.overall
         lagging = (
             overall.valid >= self.rules.min_answers
             and overall.optimal < self.rules.optimal_share * overall.valid
@@ -126,11 +126,11 @@ class EvidenceDesigner(RuleDesigner):
                 f"(< {self.rules.optimal_share:g}): optimality lags"
             )
         for size in ctx.config.sizes:
-            counts = ctx.report.per_size.get(size)
+            counts = ctx.validation.per_size.get(size)
             if counts is None or counts.n < self.rules.min_answers:
                 continue
             weights[size], change, why = self._size_change(
-                ctx.config, ctx.report, size, counts, lagging
+                ctx.config, ctx.validation, size, counts, lagging
             )
             changes[size_name(size)] = change
             reasons.append(f"{size_name(size)}: {why}")

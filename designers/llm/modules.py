@@ -92,8 +92,8 @@ def stats_lines(stats: GenerationStats) -> str:
 def render_failures(ctx: DesignContext) -> str:
     """F: the latest validation breakdown and the generator's achieved statistics."""
     parts = []
-    if ctx.report is not None:
-        parts.append(report_table(ctx.report))
+    if ctx.validation is not None:
+        parts.append(report_table(ctx.validation))
     if ctx.stats is not None:
         parts.append(stats_lines(ctx.stats))
     return _section("modules/failures.md", "\n\n".join(parts))
@@ -115,13 +115,13 @@ def compact_config(config: EnvConfig) -> str:
 
 def _history_entry(record: RoundRecord) -> str:
     lines = [f"### Round {record.round}", "Configuration:", compact_config(record.config)]
-    if record.report is not None:
-        o = record.report.overall
+    if record.validation is not None:
+        o = record.validation.overall
         optimal = ", ".join(
-            f"{name} {_pct(count(o), o.n)}" for name, count in _optimal_columns(record.report)
+            f"{name} {_pct(count(o), o.n)}" for name, count in _optimal_columns(record.validation)
         )
         lines.append(f"Result: valid {_pct(o.valid, o.n)}, {optimal}.")
-        worst = sorted(record.report.failures.items(), key=lambda kv: -kv[1])
+        worst = sorted(record.validation.failures.items(), key=lambda kv: -kv[1])
         top = ", ".join(f"{k} {v}" for k, v in worst if v)
         lines.append(f"Failures: {top or 'none'}.")
     return "\n".join(lines)

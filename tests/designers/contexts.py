@@ -63,15 +63,15 @@ def contexts() -> list[DesignContext]:
     """Round 0 with nothing measured, a mid-run round with a report and history, the last round."""
     start = random_config(0)
     mid_report = report(VALID, FAILURES)
-    history = (RoundRecord(round=0, config=start, report=report({3: 0.5}, {3: {"parse": 25}})),)
+    history = (RoundRecord(round=0, config=start, validation=report({3: 0.5}, {3: {"parse": 25}})),)
     return [
         DesignContext(round=0, total_rounds=3, config=start, initial_config=start, seed=0),
         DesignContext(
-            round=1, total_rounds=3, config=start, initial_config=start, report=mid_report,
+            round=1, total_rounds=3, config=start, initial_config=start, validation=mid_report,
             history=history, training=TrainingInfo(round=1, epochs=3, samples=4000), seed=0,
         ),
         DesignContext(
             round=2, total_rounds=3, config=EnvConfig.uniform(), initial_config=start,
-            report=report({s: 1.0 for s in SIZES}, {}), history=history, seed=1,
+            validation=report({s: 1.0 for s in SIZES}, {}), history=history, seed=1,
         ),
     ]  # fmt: skip

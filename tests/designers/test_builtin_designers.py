@@ -75,7 +75,7 @@ def evidence_context(
     """A mid-run context whose report has `valid` per size; optimal share 1: nothing lags."""
     measured = report(valid, failures, optimal_share=optimal_share)
     return DesignContext(round=1, total_rounds=20, config=config, initial_config=config,
-                         report=measured, seed=0)  # fmt: skip
+                         validation=measured, seed=0)  # fmt: skip
 
 
 def with_waits(config: EnvConfig, wait: float) -> EnvConfig:

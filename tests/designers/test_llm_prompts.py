@@ -60,15 +60,15 @@ def fixed_context() -> DesignContext:
     )
     mid = EnvConfig.uniform(hole_ratio=0.2, wait_ratio=0.4)
     history = (
-        RoundRecord(round=0, config=start, report=_report(0.6)),
-        RoundRecord(round=1, config=mid, report=_report(0.7), summary="7x7 lags on conflicts."),
+        RoundRecord(round=0, config=start, validation=_report(0.6)),
+        RoundRecord(round=1, config=mid, validation=_report(0.7), summary="7x7 lags on conflicts."),
     )
     return DesignContext(
         round=2,
         total_rounds=3,
         config=EnvConfig.uniform(hole_ratio=0.3, wait_ratio=0.5),
         initial_config=start,
-        report=_report(0.8, both_optima=True),
+        validation=_report(0.8, both_optima=True),
         history=history,
         training=TrainingInfo(
             round=2, epochs=3, samples=4000, details={"kl": 0.01, "reward": 0.42}
