@@ -48,10 +48,12 @@ def own_initial_config(designer: Designer, base: EnvConfig, seed: int) -> EnvCon
     return config
 
 
-BackendModel = Literal["policy", "base"]
+ServedModel = Literal["policy", "base"]
+"""Which model a server holds for a designer: the current checkpoint (`self`) or the untouched
+base model (`base`); the training backend serves it."""
 
 
-def backend_endpoints(designer: Designer) -> tuple[BackendModel, ...]:
+def backend_endpoints(designer: Designer) -> tuple[ServedModel, ...]:
     """The models `designer` reads from the training backend's servers, through the context's
     ``policy_endpoint`` / ``base_endpoint``: its optional ``backend_endpoints`` attribute."""
     wanted = tuple(getattr(designer, "backend_endpoints", ()))

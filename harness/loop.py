@@ -33,6 +33,7 @@ from designers import (
     Designer,
     DesignerNotReady,
     Endpoint,
+    ServedModel,
     backend_endpoints,
     create_designer,
     ensure_ready,
@@ -40,14 +41,7 @@ from designers import (
     parse_entry,
     takes_context_variant,
 )
-from harness.backends.base import (
-    Backend,
-    BackendUnavailable,
-    Served,
-    ServingBackend,
-    machine_of,
-    serving,
-)
+from harness.backends.base import Backend, BackendUnavailable, ServingBackend, machine_of, serving
 from harness.evaluate import benchmark_suite, validation_report
 from harness.events import CurveFile, Observers, PhaseClock, RunObserver
 from harness.experiment import ExperimentConfig
@@ -218,7 +212,7 @@ def design_context(
     seed: int,
     initial: EnvConfig,
     rounds: Sequence[RoundResult],
-    endpoints: Mapping[Served, Endpoint],
+    endpoints: Mapping[ServedModel, Endpoint],
 ) -> DesignContext:
     """What the designer sees after the last of `rounds` (the others are its history)."""
     *earlier, current = rounds

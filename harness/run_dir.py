@@ -30,8 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from envdesign_common import atomic_write_bytes
 from harness.experiment import ExperimentConfig
-from mapf_env.export import atomic_write_bytes
 from run_records import (
     FAILURE_FILE,
     RESULT_FILE,

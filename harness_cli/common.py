@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
 from harness.executors import LocalExecutor, plan
 from harness.experiment import ExperimentConfig
@@ -94,3 +95,14 @@ AllowDesignFailuresOption = Annotated[
         "board, flagged; without it such a designer is left unranked and the command exits 1.",
     ),
 ]
+
+
+def registered_table(kind: str, group: str, described: dict[str, str]) -> Table:
+    """Every registered `kind` (name and description), as `harness designers|backends list`
+    show them: built-ins and plug-ins alike, from the entry-point `group`."""
+    table = Table(title=f"{kind} (entry-point group {group})")
+    table.add_column("name", style="bold")
+    table.add_column("description")
+    for name, description in described.items():
+        table.add_row(name, description)
+    return table

@@ -12,15 +12,15 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeElapsedColumn
 
+from envdesign_common import atomic_write_bytes, provenance
 from harness_cli.common import fail
 from harness_cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance, Objective, Optimum
 from mapf_env.config import ConfigError, EnvConfig, load_mapping
-from mapf_env.export import atomic_write_bytes, read_jsonl, read_parquet, write_jsonl, write_parquet
+from mapf_env.export import read_jsonl, read_parquet, write_jsonl, write_parquet
 from mapf_env.field_errors import error_message
 from mapf_env.generator import default_workers, generate
 from mapf_env.projection import project
-from mapf_env.provenance import provenance
 from mapf_env.reward import reward
 from mapf_env.suites import (
     SUITES,

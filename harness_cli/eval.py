@@ -15,7 +15,6 @@ from rich.table import Table
 from harness.interrupts import as_interrupted, interrupts_raise
 from harness.policy_eval import (
     EvalOutcome,
-    EvalView,
     PolicyEvalError,
     Requests,
     Sampling,
@@ -25,6 +24,7 @@ from harness.policy_eval import (
 )
 from harness_cli.common import JsonOption, OutOption, QuietOption, fail
 from harness_cli.outcome import rerun_command
+from harness_cli.progress import EvalView
 from run_records import SUM_HEADER, pct, size_mean
 
 console = Console()

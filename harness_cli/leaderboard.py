@@ -27,8 +27,8 @@ from leaderboards import (
 )
 from leaderboards.metrics import METRICS
 from leaderboards.power import ALPHA, POWER, power_lines, runs_power
+from leaderboards.score_arrays import CUTS
 from leaderboards.site import publish_site
-from leaderboards.verdicts import CUTS
 
 app = typer.Typer(help="Leaderboards built from run directories.", no_args_is_help=True)
 console = Console()

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from envdesign_common import git_commit, package_version
 from harness_cli.backends import app as backends_app
 from harness_cli.designers import app as designers_app
 from harness_cli.doctor import doctor_cmd
@@ -14,7 +15,6 @@ from harness_cli.eval import eval_cmd
 from harness_cli.leaderboard import app as leaderboard_app
 from harness_cli.run import compare_cmd, run_cmd
 from harness_cli.runs import app as runs_app
-from mapf_env.provenance import git_commit, package_version
 
 app = typer.Typer(
     name="harness",

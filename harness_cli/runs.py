@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness_cli.common import fail
-from harness_cli.progress import percent
+from harness_cli.progress.comparison import percent
 from mapf_env import SIZES
 from mapf_env.instance import size_name
 from run_records import (

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import mean
 
+from envdesign_common import git_commit, package_version
 from leaderboards.board import (
     Answers,
     Board,
@@ -50,8 +51,7 @@ from leaderboards.groups import Group, estimate, is_ranked, make_groups, overall
 from leaderboards.metrics import METRICS, Metric, available, unavailable_note
 from leaderboards.readers import LoadedRun
 from leaderboards.reference import load_reference
-from leaderboards.verdicts import CUTS
-from mapf_env.provenance import git_commit, package_version
+from leaderboards.score_arrays import CUTS
 
 
 def build_board(

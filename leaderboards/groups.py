@@ -12,7 +12,7 @@ from leaderboards.bootstrap import ONE_SEED, Floats, interval, rng_for, seed_dra
 from leaderboards.design_steps import design_failures
 from leaderboards.metrics import Metric
 from leaderboards.readers import LoadedRun
-from leaderboards.verdicts import SuiteArrays
+from leaderboards.score_arrays import SuiteArrays
 
 
 @dataclass

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal, cast, overload
 
 from leaderboards.errors import LeaderboardError
-from leaderboards.verdicts import missing_flags
+from leaderboards.score_arrays import missing_flags
 from run_records import RESULT_FILE, RUN_FILE, ResultRecord, RunFileError, read_result, run_status
 
 

@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
+from envdesign_common import atomic_write_bytes, provenance
 from mapf_env.instance import Instance
 from mapf_env.prompt import PROMPT_VERSION, render_prompt
-from mapf_env.provenance import provenance
 
 EXPORT_SCHEMA_VERSION = "1"
 """Bump when a column or an `extra_info` field changes meaning."""
@@ -117,27 +115,6 @@ def instance_from_record(record: Mapping[str, Any]) -> Instance:
 
 
 # --- files ----------------------------------------------------------------------------------
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write `data` to `path` so readers see either the old file or the whole new one.
-
-    The temporary file lives in the target's directory because `os.replace` is only atomic within
-    one filesystem; it is created with mode 0o666 so the umask applies as for an ordinary file.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def write_jsonl(instances: Iterable[Instance], path: str | os.PathLike[str]) -> None:

@@ -40,7 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from mapf_env.export import atomic_write_bytes
+from envdesign_common import atomic_write_bytes
 from mapf_env.generator import conflict_slots, fill_slots
 from mapf_env.instance import Instance, Objective
 from mapf_env.paths import plan_cost

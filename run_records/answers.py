@@ -26,8 +26,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from envdesign_common import atomic_write_bytes
 from mapf_env import BenchmarkSuite
-from mapf_env.export import atomic_write_bytes
 
 ANSWERS_DIR = "answers"
 MAX_ANSWERS_BYTES = 1 << 30

@@ -13,8 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from designers import Proposal, RoundRecord, TrainingInfo
+from envdesign_common import provenance
 from mapf_env import EnvConfig, EvalReport, GenerationStats, Objective
-from mapf_env.provenance import provenance
 from mapf_env.suites import OPTIMA
 from run_records.machine import MachineRecord
 from run_records.training_summary import TrainingSummary

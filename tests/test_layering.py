@@ -1,13 +1,15 @@
 """The house's layering, read from the code's own imports: nothing runs back up, nothing circles.
 
 The packages stand in floors; a package imports only packages on floors below its own (the
-testbed imports nothing else; the CLI sits on top and calls everything):
+testbed imports only the shared file and provenance helpers; the CLI sits on top and calls
+everything):
 
     harness_cli              the `harness` command
     harness | leaderboards   the round loop | the boards (neither imports the other)
     run_records              the record contract both of them rely on
     designers
-    mapf_env
+    mapf_env                 the testbed
+    envdesign_common         atomic files and provenance, which the testbed writes with too
 
 Every import counts, the ones inside functions (optional SDKs) and under `TYPE_CHECKING`
 included: a lazy import that runs back up is still a dependency, only a later one. Within the
@@ -27,12 +29,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOORS: dict[str, int] = {
-    "mapf_env": 0,
-    "designers": 1,
-    "run_records": 2,
-    "harness": 3,
-    "leaderboards": 3,
-    "harness_cli": 4,
+    "envdesign_common": 0,
+    "mapf_env": 1,
+    "designers": 2,
+    "run_records": 3,
+    "harness": 4,
+    "leaderboards": 4,
+    "harness_cli": 5,
 }
 
 

@@ -4,7 +4,6 @@ from harness.backends.base import (
     Backend,
     BackendUnavailable,
     RoundTraining,
-    Served,
     ServingBackend,
     serving,
 )
@@ -13,7 +12,6 @@ __all__ = [
     "Backend",
     "BackendUnavailable",
     "RoundTraining",
-    "Served",
     "ServingBackend",
     "serving",
 ]

@@ -20,12 +20,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from designers import Endpoint
+from designers import Endpoint, ServedModel
 from mapf_env import Instance
 from run_records import MachineRecord, ModelLoad, TrainingSummary, TrainStep
-
-Served = Literal["policy", "base"]
-"""Which model an endpoint serves: the current checkpoint, or the untouched base model."""
 
 
 class BackendUnavailable(RuntimeError):
@@ -152,7 +149,9 @@ def machine_of(backend: Backend) -> MachineRecord | None:
 
 
 @contextmanager
-def serving(backend: Backend, wanted: Iterable[Served]) -> Iterator[dict[Served, Endpoint]]:
+def serving(
+    backend: Backend, wanted: Iterable[ServedModel]
+) -> Iterator[dict[ServedModel, Endpoint]]:
     """The `wanted` endpoints for the length of the block, released when it ends.
 
     Backends that serve nothing give no endpoints (the designer then says what it lacks).

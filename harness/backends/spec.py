@@ -21,7 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness.backends.base import Backend, Served
+from designers import ServedModel
+from harness.backends.base import Backend
 from mapf_env import EnvConfig
 
 __all__ = ["BackendSpec", "Resources", "RoundZero", "no_problems", "nothing_to_check"]
@@ -56,7 +57,7 @@ class RoundZero:
     config: EnvConfig
     start: str
     """Where the configuration comes from (shared, the designer's own), in words."""
-    wanted: tuple[Served, ...]
+    wanted: tuple[ServedModel, ...]
     """The models the designer reads, which the backend would serve after each round."""
     train_seed: int
     eval_seed: int

@@ -10,7 +10,6 @@ from harness.policy_eval.cache import CACHE_FILE, AnswerCache, AnswerKey, Cached
 from harness.policy_eval.errors import CacheError, PolicyEvalError, TooManyFailures
 from harness.policy_eval.events import EvalEvent
 from harness.policy_eval.policy import PolicySpec, check_ready, resolve_policy
-from harness.policy_eval.progress import EvalView
 from harness.policy_eval.runner import EvalOutcome, evaluate_policy, policy_dir
 from harness.policy_eval.selection import load_suites
 from harness.policy_eval.settings import Requests, Sampling
@@ -24,7 +23,6 @@ __all__ = [
     "CachedAnswer",
     "EvalEvent",
     "EvalOutcome",
-    "EvalView",
     "PolicyEvalError",
     "PolicySpec",
     "Request",

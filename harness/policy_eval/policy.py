@@ -19,7 +19,10 @@ from designers.llm.models import LLM_PREFIX, ModelNameError, resolve_model
 from harness.policy_eval.errors import PolicyEvalError
 from run_records import safe_name
 
-PolicyBackend = Literal["litellm", "openai", "cpu"]
+Route = Literal["litellm", "openai", "cpu"]
+"""How a policy is asked: through LiteLLM, an OpenAI-compatible server, or a CPU learner
+checkpoint loaded here (not a training backend, though records of zero-shot runs keep it in
+their `backend` field, where a trained run names its trainer)."""
 CHECKPOINT_FILES = ("cpu_policy.pt", "cpu_settings.json")
 OTHER_WAYS = "llm:<litellm model>, --base-url URL with the served model's name, or --checkpoint DIR"
 """How else `--policy` can name a model, for the message about an unknown one."""
@@ -31,7 +34,7 @@ class PolicySpec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(description="Shown on boards (the record's designer field).")
-    backend: PolicyBackend
+    route: Route
     model: str = Field(description="LiteLLM model string, or the checkpoint directory.")
     base_url: str | None = None
     api_key_env: str | None = Field(default=None, description="The key's variable, not the key.")
@@ -39,17 +42,17 @@ class PolicySpec(BaseModel):
     @property
     def dir_name(self) -> str:
         """Its directory under runs/policies/: the model's name, made safe for a path."""
-        return safe_name(self.name if self.backend == "cpu" else self.model)
+        return safe_name(self.name if self.route == "cpu" else self.model)
 
     def target(self) -> Target:
-        if self.backend == "cpu":
+        if self.route == "cpu":
             raise ValueError("a CPU checkpoint is not reached through LiteLLM")
         return Target(model=self.model, api_base=self.base_url, api_key_env=self.api_key_env)
 
     def options(self) -> dict[str, str | None]:
         """How it was reached, for the record (no secret: the variable's name only)."""
         return {
-            "backend": self.backend,
+            "backend": self.route,  # the key older records and caches carry
             "model": self.model,
             "base_url": self.base_url,
             "api_key_env": self.api_key_env,
@@ -70,7 +73,7 @@ def resolve_policy(
             raise PolicyEvalError("give --checkpoint or --base-url, not both")
         return PolicySpec(
             name=name or policy or checkpoint_name(checkpoint),
-            backend="cpu",
+            route="cpu",
             model=str(checkpoint),
         )
     if not policy:
@@ -82,7 +85,7 @@ def resolve_policy(
         served = policy.removeprefix(LLM_PREFIX)
         return PolicySpec(
             name=name or served,
-            backend="openai",
+            route="openai",
             model=f"openai/{served}",
             base_url=base_url,
             api_key_env=api_key_env,
@@ -92,7 +95,7 @@ def resolve_policy(
     except ModelNameError as err:
         raise PolicyEvalError(str(err)) from None
     return PolicySpec(
-        name=name or policy, backend="litellm", model=resolved.model, api_key_env=api_key_env
+        name=name or policy, route="litellm", model=resolved.model, api_key_env=api_key_env
     )
 
 
@@ -106,7 +109,7 @@ def checkpoint_name(checkpoint: Path) -> str:
 
 def check_ready(spec: PolicySpec) -> None:
     """Fail before any request when the policy cannot be reached as configured."""
-    if spec.backend == "cpu":
+    if spec.route == "cpu":
         folder = Path(spec.model)
         missing = [f for f in CHECKPOINT_FILES if not (folder / f).is_file()]
         if missing:
@@ -119,7 +122,7 @@ def check_ready(spec: PolicySpec) -> None:
         require_litellm()
     except ImportError as err:
         raise PolicyEvalError(str(err)) from None
-    if spec.backend != "litellm" and spec.api_key_env is None:
+    if spec.route != "litellm" and spec.api_key_env is None:
         return
     problem = credential_problem(spec.target(), spec.name, "--api-key-env")
     if problem is not None:

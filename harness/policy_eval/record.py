@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from envdesign_common import atomic_write_bytes
 from harness.policy_eval.cache import CACHE_FILE, CachedAnswer
 from harness.policy_eval.policy import PolicySpec
 from harness.policy_eval.settings import Requests, Sampling
 from mapf_env import PROMPT_VERSION
-from mapf_env.export import atomic_write_bytes
 from run_records import RESULT_FILE, ResultRecord, SuiteResult, stamp
 
 EXPERIMENT_NAME = "zero-shot"
@@ -93,7 +93,7 @@ def make_record(
     """The record; `usage` is None for a CPU checkpoint (no model calls); `answers_sha256`:
     the stored answers' checksums by suite (`harness.evaluate.store_scored`)."""
     options: dict[str, Any] = spec.options()
-    if spec.backend != "cpu":
+    if spec.route != "cpu":
         options["requests"] = requests.model_dump()
     experiment: dict[str, Any] = {
         "name": EXPERIMENT_NAME,
@@ -113,7 +113,7 @@ def make_record(
         experiment=experiment,
         designer=spec.name,
         seed=seed,
-        backend=spec.backend,
+        backend=spec.route,
         initial_source="shared",
         rounds=(),
         suites=results,
@@ -127,7 +127,7 @@ def _notes(
     spec: PolicySpec, sampling: Sampling, limit: int | None, seed: int, usage: Usage | None
 ) -> list[str]:
     n = sampling.samples
-    if spec.backend == "cpu":
+    if spec.route == "cpu":
         lines = [
             f"zero-shot: CPU learner checkpoint {spec.model}; greedy is its greedy rollout and "
             f"best of {n} is over {n} sampled rollouts (seed {seed + 1}), as the round loop "
@@ -136,7 +136,7 @@ def _notes(
     else:
         same = "; with one sample, best-of-n equals greedy" if n == 1 else ""
         lines = [
-            f"zero-shot: {spec.model} via {spec.backend} answered each prompt {n} time(s); "
+            f"zero-shot: {spec.model} via {spec.route} answered each prompt {n} time(s); "
             f"greedy is scored on the first answer and best of {n} over all{same}"
         ]
     if limit is not None:

@@ -79,7 +79,7 @@ def evaluate_policy(
     check_ready(spec)
     directory = policy_dir(out, spec)
     started = time.monotonic()
-    if spec.backend == "cpu":
+    if spec.route == "cpu":
         scored, usage = _cpu(spec, loaded, sampling, seed, emit), None
     else:
         scored, usage = _llm(spec, loaded, sampling, requests, directory, ask, emit)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from envdesign_common import atomic_write_bytes
 from leaderboards.bundles.errors import BundleError
 from leaderboards.bundles.manifest import (
     BUNDLE_FORMAT,
@@ -39,7 +40,6 @@ from leaderboards.bundles.manifest import (
     BundleManifest,
     name_problem,
 )
-from mapf_env.export import atomic_write_bytes
 
 MAX_MEMBERS = 20_000
 """Members of one bundle (a quick-preset run is about 5 plus 3 per round)."""

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from envdesign_common import git_commit, package_version
 from leaderboards.bundles.archive import write_archive
 from leaderboards.bundles.errors import BundleError
 from leaderboards.bundles.manifest import (
@@ -28,7 +29,6 @@ from leaderboards.bundles.manifest import (
 )
 from leaderboards.readers import LoadedRun, load_runs
 from leaderboards.site.runs import RAW_FILES, ROUND_FILES
-from mapf_env.provenance import git_commit, package_version
 from run_records import RESULT_FILE, AnswersError, answers_blob, answers_file
 
 

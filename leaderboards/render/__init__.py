@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import Literal, get_args
 
 from leaderboards.board import Board, Cut
+from leaderboards.render.csv_table import render_csv
 from leaderboards.render.html import render_html, template_environment
 from leaderboards.render.markdown import render_markdown
 from leaderboards.render.tables import TextTable, board_tables
 from leaderboards.render.terminal import render_terminal, terminal_renderable
-from leaderboards.render.tidy import render_csv
 
 Format = Literal["terminal", "markdown", "csv", "json", "html"]
 FORMATS: tuple[str, ...] = get_args(Format)

@@ -35,10 +35,10 @@ from leaderboards.bootstrap import RESAMPLES
 from leaderboards.readers import LoadedRun, RunSet
 from leaderboards.render import board_tables, render, template_environment
 from leaderboards.render.tables import TextTable, board_notes, provenance_note
+from leaderboards.score_arrays import CUTS
 from leaderboards.site.figures import Trajectory, story
 from leaderboards.site.output import GENERATOR, MANIFEST, check_out, staged
 from leaderboards.site.runs import RunView, copy_raw_files, designer_slugs, run_view
-from leaderboards.verdicts import CUTS
 from run_records import sha256_file
 
 SITE_SCHEMA_VERSION = "1"

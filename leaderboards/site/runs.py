@@ -16,8 +16,8 @@ from leaderboards.board import Answers, DesignFailures
 from leaderboards.design_steps import design_failures
 from leaderboards.metrics import METRICS, Metric
 from leaderboards.readers import LoadedRun
+from leaderboards.score_arrays import suite_sums
 from leaderboards.site.changes import ChangesTable, changes_table, projection_rows
-from leaderboards.verdicts import suite_sums
 from run_records import RESULT_FILE, ROUND_FILE, RUN_FILE, ResultRecord, RoundResult, safe_name
 
 RAW_FILES = (RUN_FILE, RESULT_FILE)

@@ -25,7 +25,6 @@ from harness.policy_eval import (
     CACHE_FILE,
     CacheError,
     EvalEvent,
-    EvalView,
     PolicyEvalError,
     Requests,
     Sampling,
@@ -34,6 +33,7 @@ from harness.policy_eval import (
     resolve_policy,
 )
 from harness_cli import app
+from harness_cli.progress import EvalView
 from mapf_env import BenchmarkSuite, Instance, format_plan, load_suite, stratified
 from mapf_env.prompt import render_user
 from tests.designers.openai_server import Reply, ScriptedServer
@@ -247,7 +247,7 @@ def test_cpu_checkpoint_answers_like_the_round_loop(tmp_path: Path) -> None:
     backend = CpuBackend(settings)
     backend.save(tmp_path / "round-000" / "checkpoint")
     spec = resolve_policy(None, checkpoint=tmp_path / "round-000" / "checkpoint")
-    assert spec.backend == "cpu" and spec.name.startswith("cpu:") and "round-000" in spec.name
+    assert spec.route == "cpu" and spec.name.startswith("cpu:") and "round-000" in spec.name
     outcome = evaluate_policy(spec, [SUITE], sampling=Sampling(samples=2), out=tmp_path / "runs",
                               limit=12, seed=5)  # fmt: skip
     expected = benchmark_suite(backend, subset(12), 2, 5).result

@@ -13,7 +13,7 @@ import pytest
 
 from leaderboards import Board, Estimate, RateCell, build_board, load_runs
 from leaderboards.plots import fit_range, size_curves_svg, trajectory_svg
-from leaderboards.verdicts import CUTS
+from leaderboards.score_arrays import CUTS
 
 pytest.importorskip("matplotlib")
 

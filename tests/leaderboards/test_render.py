@@ -21,7 +21,7 @@ from leaderboards import (
     render,
     terminal_renderable,
 )
-from leaderboards.render.tidy import FIELDS
+from leaderboards.render.csv_table import FIELDS
 from tests.leaderboards.handmade import rates, run
 
 

@@ -16,8 +16,8 @@ from leaderboards import Board, Delta, build_board, load_runs, plots
 from leaderboards.board import Controls, NormalisedScore, Profile, RoundCurve
 from leaderboards.plots import normalised_svg, profiles_svg, validation_svg
 from leaderboards.plots.normalised import score_limits
+from leaderboards.score_arrays import CUTS
 from leaderboards.site.figures import PlotGroup, story
-from leaderboards.verdicts import CUTS
 from tests.leaderboards.test_plots import ticks
 
 pytest.importorskip("matplotlib")

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from envdesign_common import atomic_write_bytes
 from harness.backends.verl import process
 from harness.backends.verl.generate import (
     GenerateRequest,
@@ -24,7 +25,6 @@ from harness.backends.verl.loads import LoadLedger
 from harness.backends.verl.process import Launch
 from harness.backends.verl.runtime import VerlRuntime
 from mapf_env import Instance, render_prompt
-from mapf_env.export import atomic_write_bytes
 
 
 def generate_answers(

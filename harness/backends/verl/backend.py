@@ -50,8 +50,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from designers import Endpoint
-from harness.backends.base import BackendOverhead, RoundTraining, Served
+from designers import Endpoint, ServedModel
+from envdesign_common import atomic_write_bytes
+from harness.backends.base import BackendOverhead, RoundTraining
 from harness.backends.verl.answers import generate_answers
 from harness.backends.verl.batch_plan import BatchPlan, plan_round
 from harness.backends.verl.curves import RoundCurves, logged_loss_scale
@@ -75,7 +76,6 @@ from harness.backends.verl.trainer_runs import TrainerRun, train_until_saved
 from harness.backends.verl.validation import PendingValidation, logged_seconds
 from harness.experiment import ExperimentConfig
 from mapf_env import Instance, RunningValidRate, load_suite, write_parquet
-from mapf_env.export import atomic_write_bytes
 from run_records import LoadKind, TrainStep, summarise
 
 __all__ = ["STATE_FILE", "VerlBackend"]
@@ -107,7 +107,7 @@ class VerlBackend:
         self.workdir = Path(workdir).absolute()  # verl runs in the round directory
         self.root = self.workdir / "verl"
         self.runtime = runtime or VerlRuntime()
-        self._servers: dict[Served, VllmServer] = {}
+        self._servers: dict[ServedModel, VllmServer] = {}
         self._calls = 0
         self._target = target
         self.ledger = LoadLedger()
@@ -384,7 +384,7 @@ class VerlBackend:
 
     # --- serving --------------------------------------------------------------------------
 
-    def served_model(self, which: Served) -> tuple[str, str]:
+    def served_model(self, which: ServedModel) -> tuple[str, str]:
         """(model to serve, served name) for the policy or the base model."""
         base = self.experiment.policy
         short = Path(base).name or "model"
@@ -392,7 +392,7 @@ class VerlBackend:
             return base, base if which == "base" else f"{short}-untrained"
         return str(self.model), f"{short}-rl-round{self.rounds_done - 1}"
 
-    def serve_launch(self, which: Served, model: str, name: str, port: int | str) -> Launch:
+    def serve_launch(self, which: ServedModel, model: str, name: str, port: int | str) -> Launch:
         argv = serve_argv(self.runtime.commands, self.settings, model, name, port)
         return Launch(argv, self.root / "logs" / f"serve-{which}.log")
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.backends.base import Served
+from designers import ServedModel
 from harness.backends.verl.batch_plan import BatchPlan
 from harness.backends.verl.footprint import (
     BF16,
@@ -81,7 +81,7 @@ def weights(experiment: ExperimentConfig, env: Mapping[str, str] | None = None) 
 
 
 def round_loads(
-    experiment: ExperimentConfig, n: int, served: Sequence[Served], w: Weights
+    experiment: ExperimentConfig, n: int, served: Sequence[ServedModel], w: Weights
 ) -> list[PlannedLoad]:
     """The loads of round `n` (0-based) of a run whose designer reads the `served` models."""
     s = verl_section(experiment)
@@ -120,7 +120,7 @@ def _load(x: PlannedLoad) -> str:
 def describe_overhead(
     experiment: ExperimentConfig,
     plan: BatchPlan,
-    served: Sequence[Served],
+    served: Sequence[ServedModel],
     w: Weights,
     prefix: str = "# ",
 ) -> str:

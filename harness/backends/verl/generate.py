@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mapf_env.export import atomic_write_bytes
+from envdesign_common import atomic_write_bytes
 
 Messages = list[dict[str, str]]
 GPU_EXTRA = 'pip install "envdesign-bench[gpu]"'

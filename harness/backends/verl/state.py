@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from mapf_env.export import atomic_write_bytes
+from envdesign_common import atomic_write_bytes
 
 __all__ = ["STATE_FILE", "STATE_SCHEMA", "VerlState"]
 

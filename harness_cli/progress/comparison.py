@@ -18,7 +18,7 @@ from rich.progress import BarColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from harness.events import ROUND_PHASES, RunEvent
 from harness.executors import Job
-from harness.live import LiveView
+from harness_cli.progress.live import LiveView
 
 UNITS_PER_ROUND = len(ROUND_PHASES)
 

@@ -13,8 +13,8 @@ import json
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from harness.live import LiveView
 from harness.policy_eval.events import EvalEvent
+from harness_cli.progress.live import LiveView
 
 
 class EvalView(LiveView):
