@@ -5,6 +5,8 @@ and returns a `Proposal` (the next `EnvConfig`, the raw changes, projection note
 for model-backed designers, the transcript). Designers are found by name through the
 ``harness.designers`` entry-point group; built-ins are registered the same way as plug-ins. An
 entry such as ``gpt@V3`` names a designer under one context variant (`parse_entry`).
+`check_designer` holds any designer, a plug-in's as the built-ins, to the contract the round loop
+relies on, on the representative `sample_contexts`.
 """
 
 from designers.base import (
@@ -17,6 +19,8 @@ from designers.base import (
     ensure_ready,
     own_initial_config,
 )
+from designers.conformance import DesignerConformanceError, check_designer
+from designers.conformance_rules import ConformanceProblem
 from designers.context import DesignContext, Endpoint, RoundRecord, TrainingInfo
 from designers.entries import DesignerEntry, parse_entry, variant_suffixes
 from designers.options import DesignerOptionsError, NoOptions, declared_options
@@ -31,12 +35,15 @@ from designers.registry import (
     designer_option_problems,
     takes_context_variant,
 )
+from designers.sample_contexts import sample_contexts, sample_report
 
 __all__ = [
     "GROUP",
     "BaseDesigner",
+    "ConformanceProblem",
     "DesignContext",
     "Designer",
+    "DesignerConformanceError",
     "DesignerEntry",
     "DesignerLoadError",
     "DesignerNotReady",
@@ -51,6 +58,7 @@ __all__ = [
     "TrainingInfo",
     "UnknownDesigner",
     "backend_endpoints",
+    "check_designer",
     "create_designer",
     "declared_options",
     "describe_designers",
@@ -59,6 +67,8 @@ __all__ = [
     "ensure_ready",
     "own_initial_config",
     "parse_entry",
+    "sample_contexts",
+    "sample_report",
     "takes_context_variant",
     "variant_suffixes",
 ]

@@ -6,18 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from designers import DesignContext, create_designer
+from designers import DesignContext, create_designer, sample_contexts, sample_report
 from designers.builtin.curriculum import HandCurriculumDesigner, load_schedule
 from designers.builtin.evidence import EvidenceDesigner, bounded_shares
+from designers.sample_contexts import SAMPLE_FAILURES, SAMPLE_VALID
 from mapf_env import SIZES, ConfigError, EnvConfig, random_config
-from tests.designers.contexts import FAILURES, VALID, contexts, report
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_random_keeps_the_round0_configuration() -> None:
     designer = create_designer("random")
-    for ctx in contexts():
+    for ctx in sample_contexts():
         proposal = designer.propose(ctx)
         assert proposal.config == ctx.config and not proposal.notes
 
@@ -27,7 +27,7 @@ def test_uniform_picks_and_keeps_a_uniform_start() -> None:
     start = designer.initial_config(EnvConfig.uniform(samples=100), 0)  # type: ignore[attr-defined]
     assert start is not None and start.samples == 100
     assert {s.ratio for s in start.sizes.values()} == {1 / 8}
-    for ctx in contexts():
+    for ctx in sample_contexts():
         config = designer.propose(ctx).config
         assert {(c.ratio, c.hole_ratio, c.wait_ratio) for c in config.sizes.values()} == {
             (1 / 8, 0.25, 0.5)
@@ -68,12 +68,12 @@ def test_custom_schedule_and_bad_schedules(tmp_path: Path) -> None:
 
 def evidence_context(
     config: EnvConfig,
-    valid: dict[int, float] = VALID,
-    failures: dict[int, dict[str, int]] = FAILURES,
+    valid: dict[int, float] = SAMPLE_VALID,
+    failures: dict[int, dict[str, int]] = SAMPLE_FAILURES,
     optimal_share: float = 1.0,
 ) -> DesignContext:
     """A mid-run context whose report has `valid` per size; optimal share 1: nothing lags."""
-    measured = report(valid, failures, optimal_share=optimal_share)
+    measured = sample_report(valid, failures, optimal_share=optimal_share)
     return DesignContext(round=1, total_rounds=20, config=config, initial_config=config,
                          validation=measured, seed=0)  # fmt: skip
 
@@ -193,7 +193,7 @@ def test_evidence_thresholds_are_configurable_and_checked() -> None:
 
 
 def test_evidence_without_a_report_keeps_the_configuration() -> None:
-    ctx = contexts()[0]
+    ctx = sample_contexts()[0]
     proposal = EvidenceDesigner().propose(ctx)
     assert proposal.config == ctx.config and "no validation" in proposal.rationale
 
@@ -208,7 +208,7 @@ def test_bounded_shares() -> None:
 
 
 def test_harder_makes_everything_harder() -> None:
-    ctx = contexts()[1]
+    ctx = sample_contexts()[1]
     after = create_designer("harder").propose(ctx).config.sizes
     before = ctx.config.sizes
     for s in SIZES:
@@ -219,6 +219,6 @@ def test_harder_makes_everything_harder() -> None:
 
 
 def test_report_fixture_is_consistent() -> None:
-    r = report(VALID, FAILURES)
+    r = sample_report(SAMPLE_VALID, SAMPLE_FAILURES)
     assert r.per_size[3].valid == round(0.95 * 50)
     assert r.failures["parse"] == 75

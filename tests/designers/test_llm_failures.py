@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from designers import sample_contexts
 from designers.llm.client import CallSettings, Target, complete
 from designers.llm.failures import classify
-from tests.designers.contexts import contexts
 from tests.designers.openai_server import FAST, Reply, ScriptedServer, llm_designer_for
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -61,7 +61,7 @@ def test_classification_reads_messages_as_well_as_types() -> None:
 def test_an_unreachable_model_is_a_recorded_design_failure(openai_server: ScriptedServer) -> None:
     """The proposal keeps the configuration, says why, and no summary is asked for (V6 has S)."""
     openai_server.default = Reply(status=401, content="bad key")
-    ctx = contexts()[1]
+    ctx = sample_contexts()[1]
     proposal = llm_designer_for(openai_server, variant="V6").propose(ctx)
     assert proposal.design_failed and proposal.kept_previous
     assert proposal.failure_reason == "rejected credentials (401)"
@@ -73,10 +73,11 @@ def test_unusable_answers_are_a_design_failure_with_the_attempts(
     openai_server: ScriptedServer,
 ) -> None:
     openai_server.default = Reply(content="no yaml here")
-    proposal = llm_designer_for(openai_server, variant="V2", max_attempts=2).propose(contexts()[1])
+    designer = llm_designer_for(openai_server, variant="V2", max_attempts=2)
+    proposal = designer.propose(sample_contexts()[1])
     assert proposal.failure_reason == "no usable change set in 2 attempts"
 
 
 def test_a_good_answer_is_no_failure(openai_server: ScriptedServer) -> None:
-    proposal = llm_designer_for(openai_server, variant="V2").propose(contexts()[1])
+    proposal = llm_designer_for(openai_server, variant="V2").propose(sample_contexts()[1])
     assert not proposal.design_failed and proposal.failure_reason is None

@@ -11,7 +11,12 @@ from fractions import Fraction
 import pytest
 
 import designers.builtin.matched as matched_module
-from designers import DesignerOptionsError, create_designer, designer_option_problems
+from designers import (
+    DesignerOptionsError,
+    create_designer,
+    designer_option_problems,
+    sample_contexts,
+)
 from designers.builtin import MatchedDesigner, benchmark_mix
 from mapf_env import (
     BENCHMARK_SUITES,
@@ -25,7 +30,6 @@ from mapf_env import (
     find_optimum,
     load_suite,
 )
-from tests.designers.contexts import contexts
 
 SUITE_SIZES = {"3agents": range(3, 11), "4agents": range(4, 11), "5agents": range(5, 11)}
 
@@ -102,7 +106,7 @@ def test_the_mix_is_kept_every_round_with_the_experiments_own_fields() -> None:
     assert start is not None
     assert (start.n_agents, start.samples, start.objective) == (2, 123, Objective.MAKESPAN)
     assert start.sizes == benchmark_mix().sizes
-    for ctx in contexts():
+    for ctx in sample_contexts():
         proposal = designer.propose(ctx)
         assert proposal.config.sizes == benchmark_mix().sizes
         assert proposal.config.samples == ctx.config.samples
@@ -178,5 +182,5 @@ def test_a_share_beyond_the_bounds_is_clipped_and_said(monkeypatch: pytest.Monke
     assert mix.clipped[0] == "sizes.3x3.hole_ratio: 0.6666666666666666 -> 0.5 (clipped to [0, 0.5])"
     assert len(mix.clipped) == len(SIZES)  # the empty sizes took the pooled share: clipped too
     designer = MatchedDesigner(benchmarks=("crowded",))
-    proposal = designer.propose(contexts()[0])
+    proposal = designer.propose(sample_contexts()[0])
     assert proposal.rationale.startswith("fixed mix of crowded; clipped to bounds: sizes.3x3.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,11 +16,12 @@ from designers import (
     create_designer,
     describe_designers,
     designer_names,
+    sample_contexts,
 )
 from designers import registry as registry_module
 from harness_cli import app
 from mapf_env import project
-from tests.designers.contexts import contexts
+from tests.designers.plugins import installed_plugin_package
 
 BUILT_IN = {"random", "uniform", "hand", "evidence", "harder", "matched", "gpt", "gemini", "grok",
             "kimi", "claude", "llm", "self", "base"}  # fmt: skip
@@ -46,27 +46,16 @@ def test_unknown_names_suggest_close_ones() -> None:
 @pytest.fixture
 def installed_plugin(tmp_path: Path) -> Iterator[Path]:
     """pip-install the tiny plug-in package from tests/ into a folder put on sys.path."""
-    source, target = tmp_path / "src", tmp_path / "site"
-    shutil.copytree(PLUGIN, source)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(source)],
-        check=True,
-    )  # fmt: skip
-    sys.path.insert(0, str(target))
-    registry_module.refresh()
-    try:
+    source = tmp_path / "src"
+    shutil.copytree(PLUGIN, source)  # pip's build leaves nothing in tests/
+    with installed_plugin_package(source, tmp_path / "site", ["echo_designer"]) as target:
         yield target
-    finally:
-        sys.path.remove(str(target))
-        sys.modules.pop("echo_designer", None)
-        registry_module.refresh()
 
 
 def test_an_installed_plugin_is_used_by_name(installed_plugin: Path) -> None:
     assert "echo" in designer_names()
     designer = create_designer("echo", flavour="plain")
-    ctx = contexts()[1]
+    ctx = sample_contexts()[1]
     proposal = designer.propose(ctx)
     assert proposal.designer == "echo" and proposal.config == ctx.config
     assert not project(proposal.config).changed

@@ -1,0 +1,35 @@
+"""Installing a designer plug-in package in a test as a user would, without touching the venv."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from designers import registry
+
+
+@contextmanager
+def installed_plugin_package(source: Path, target: Path, modules: Iterable[str]) -> Iterator[Path]:
+    """pip-install the package at `source` into `target`, put first on sys.path so the registry
+    finds its entry points; on leaving, both are undone and its `modules` forgotten.
+
+    A real pip install (no shortcut through sys.path alone) so the entry-point declaration is
+    read exactly as it is when a user installs the package.
+    """
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--target", str(target), str(source)],
+        check=True,
+    )  # fmt: skip
+    sys.path.insert(0, str(target))
+    registry.refresh()
+    try:
+        yield target
+    finally:
+        sys.path.remove(str(target))
+        for module in modules:
+            sys.modules.pop(module, None)
+        registry.refresh()

@@ -1,0 +1,94 @@
+"""The README's "Write a designer" section works as written.
+
+Its code blocks are read from README.md itself (no copy to drift from): the designer module and
+its pyproject.toml are pip-installed as a plug-in, the Python snippet (`check_designer`) is run,
+and every `harness` command shown is run through the real CLI, the comparison at a tiny budget.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from harness_cli import app
+from typer.testing import CliRunner
+
+from designers import check_designer, create_designer, sample_contexts
+from tests.designers.plugins import installed_plugin_package
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+SECTION = "### Write a designer"
+TINY = ["--seeds", "1", "--quiet", "--set", "rounds=2", "--set", "samples_per_round=40",
+        "--set", "epochs_per_round=1", "--set", "benchmarks=[validation]",
+        "--set", "best_of=1"]  # fmt: skip
+"""One seed and one design step (two rounds) of a few instances: the commands, not the numbers."""
+
+
+def readme_blocks(heading: str) -> list[tuple[str, str]]:
+    """The fenced code blocks, as (language, text), of the README section under `heading`."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert heading in lines, f"README.md has no line {heading!r}"
+    blocks: list[tuple[str, str]] = []
+    language: str | None = None
+    body: list[str] = []
+    for line in lines[lines.index(heading) + 1 :]:
+        if language is None and line.startswith("#"):
+            break  # the next heading ends the section
+        if line.startswith("```"):
+            if language is None:
+                language, body = line.removeprefix("```").strip(), []
+            else:
+                blocks.append((language, "\n".join(body) + "\n"))
+                language = None
+        elif language is not None:
+            body.append(line)
+    return blocks
+
+
+@pytest.fixture
+def blocks(tmp_path: Path) -> Iterator[list[tuple[str, str]]]:
+    """The section's blocks, with its designer package installed from them."""
+    found = readme_blocks(SECTION)
+    [module] = [text for language, text in found if language == "python" and "class " in text]
+    [pyproject] = [text for language, text in found if language == "toml"]
+    source = tmp_path / "weakest-designer"
+    source.mkdir()
+    (source / "weakest_designer.py").write_text(module, encoding="utf-8")
+    (source / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    with installed_plugin_package(source, tmp_path / "site", ["weakest_designer"]):
+        yield found
+
+
+def test_the_readme_designer_conforms_and_does_what_it_says(blocks: list[tuple[str, str]]) -> None:
+    [snippet] = [text for language, text in blocks if language == "python" and "class " not in text]
+    code = compile(snippet, f"{README.name} ({SECTION})", "exec")
+    exec(code, {})  # raises DesignerConformanceError if the designer breaks a rule
+    proposals = check_designer(create_designer("weakest"))
+    start, mid = sample_contexts()[:2]
+    assert proposals[0].config == start.config  # round 0: nothing measured, nothing changed
+    before, after = mid.config.sizes, proposals[1].config.sizes
+    growth = [after[s].ratio / before[s].ratio for s in sorted(before) if before[s].ratio]
+    assert growth == sorted(growth) and growth[0] < 1 < growth[-1]  # valid rate falls with size
+
+
+def test_the_readme_commands_run_the_designer(
+    blocks: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    lines = [line.partition("#")[0] for language, text in blocks if language == "bash"
+             for line in text.splitlines()]  # fmt: skip
+    commands = [shlex.split(line) for line in lines if line.strip()]
+    harness = [argv[1:] for argv in commands if argv[0] == "harness"]
+    assert [argv[:2] for argv in commands if argv[0] != "harness"] == [["pip", "install"]]
+    assert [args[0] for args in harness] == ["designers", "compare"]
+    for args in harness:
+        extra = ["--out", str(tmp_path / "runs"), *TINY] if args[0] == "compare" else []
+        result = CliRunner().invoke(app, [*args, *extra], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        assert "weakest" in result.output
+    design = tmp_path / "runs" / "quick" / "weakest" / "seed-0" / "round-000" / "round.json"
+    proposal = json.loads(design.read_text(encoding="utf-8"))["proposal"]
+    assert proposal["designer"] == "weakest" and not proposal["kept_previous"]
+    assert proposal["changes"] and proposal["rationale"].startswith("budget toward weak sizes")
