@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness_cli import app
 from typer.testing import CliRunner
 
 from designers import check_designer, create_designer, sample_contexts
+from harness_cli import app
 from tests.designers.plugins import installed_plugin_package
 
 README = Path(__file__).resolve().parents[2] / "README.md"
