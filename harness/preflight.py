@@ -22,7 +22,6 @@ from rich.console import Console
 from rich.markup import escape
 
 from harness.backends.factory import BackendUnavailable, check_backend
-from harness.backends.verl.runtime import VerlRuntime
 from harness.designer_checks import designer_problems
 from harness.doctor import MachineProbe, Probe, diagnose
 from harness.experiment import ExperimentConfig
@@ -99,9 +98,9 @@ def backend_problems(
         skip.append("packages")
     if not machine:
         return problems
-    runtime = VerlRuntime(ray_address=ray_address)
     findings = diagnose(experiment, probe or machine_probe(), root=root, resume=resume,
-                        runtime=runtime, skip=tuple(skip), concurrent=concurrent)  # fmt: skip
+                        ray_address=ray_address, skip=tuple(skip),
+                        concurrent=concurrent)  # fmt: skip
     for finding in findings:
         if finding.level == "warn":
             (on_warning or _print_warning)(finding.problem())

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from harness.backends.verl.runtime import VerlRuntime
 from harness.doctor import MachineProbe, diagnose, exit_code, report_lines, verdict
 from harness_cli.common import (
     OutOption,
@@ -70,7 +69,7 @@ def doctor_cmd(
         experiment,
         MachineProbe(),
         root=out,
-        runtime=VerlRuntime(ray_address=ray_address),
+        ray_address=ray_address,
         params=None if params is None else int(params),
         concurrent=runs_at_once(experiment, workers),
     )

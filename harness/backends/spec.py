@@ -104,6 +104,10 @@ class BackendSpec:
     check_installed: Callable[[Any, str | None], None] = nothing_to_check
     """``check_installed(experiment, ray_address)``: raises `BackendUnavailable`, naming the
     extra to install, where the backend cannot run here."""
+    machine_findings: Callable[..., list[Any]] | None = None
+    """``machine_findings(experiment, probe, *, root, ray_address, runtime, serving, params,
+    resume, concurrent) -> list[Finding]``: what `harness doctor` and preflight check of this
+    machine for the backend; None: it trains in this process, so its torch and disk."""
     dry_run: Callable[..., str] | None = None
     """``dry_run(experiment, runs: list[RoundZero], *, concurrent, ray_address) -> str``:
     every command round 0 of each run would launch; None: the backend launches nothing."""

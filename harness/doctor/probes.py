@@ -51,6 +51,9 @@ PYTHON_TIMEOUT_S = 300.0
 SMI_TIMEOUT_S = 30.0
 MIB = 1 << 20
 
+PROBE_TIMEOUT_S = 5.0
+"""A network probe's limit: a hub or a cluster that needs longer will not serve a run well."""
+
 
 @dataclass(frozen=True, slots=True)
 class Gpu:

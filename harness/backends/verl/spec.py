@@ -11,7 +11,7 @@ launches them is looked up when a hook runs (tests put stand-ins in its place).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -88,6 +88,12 @@ def dry_run(
     return describe(experiment, runs, VerlRuntime(ray_address=ray_address), concurrent=concurrent)
 
 
+def machine_findings(experiment: ExperimentConfig, probe: Any, **options: Any) -> list[Any]:
+    from harness.backends.verl.doctor import machine_findings as findings
+
+    return findings(experiment, probe, **options)
+
+
 SPEC = BackendSpec(
     name="verl",
     description="GRPO on GPUs with verl, answers and serving with vLLM (the paper's recipe)",
@@ -99,5 +105,6 @@ SPEC = BackendSpec(
     resources=resources,
     config_problems=config_problems,
     check_installed=check_installed,
+    machine_findings=machine_findings,
     dry_run=dry_run,
 )
