@@ -185,7 +185,14 @@ class ExperimentConfig(BaseModel):
     ) -> ExperimentConfig:
         """Validate the section named after the backend with the backend's own model, and
         report its errors under that name beside the other fields' (`verl.n_gpus: ...`)."""
-        name = data.get("backend", "cpu") if isinstance(data, Mapping) else None
+        if not isinstance(data, Mapping):
+            return handler(data)
+        if not isinstance(data.get("backend_settings"), BaseModel | None):
+            raise ValueError(
+                "backend_settings is not a key to write: put the backend's settings in a "
+                "section of its name (verl: ...)"
+            )
+        name = data.get("backend", "cpu")
         if not isinstance(name, str) or name not in backend_names() or "backend_settings" in data:
             return handler(data)
         model = backend_spec(name).settings

@@ -86,3 +86,8 @@ def test_cli_lists_every_backend(memo_installed: None) -> None:
     for name in ("cpu", "verl", "memo"):
         assert name in result.output
     assert "memorises the map sizes" in result.output
+
+
+def test_the_settings_field_is_not_a_key_to_write() -> None:
+    with pytest.raises(ConfigError, match="section of its name"):
+        ExperimentConfig.from_mapping({"backend_settings": {"n_gpus_per_node": 2}})
