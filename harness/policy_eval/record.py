@@ -91,7 +91,7 @@ def make_record(
     answers_sha256: dict[str, str],
 ) -> ResultRecord:
     """The record; `usage` is None for a CPU checkpoint (no model calls); `answers_sha256`:
-    the stored answers' checksums by suite (`harness.evaluate.store_scored`)."""
+    the stored answers' checksums by suite (`run_records.store_scored`)."""
     options: dict[str, Any] = spec.options()
     if spec.route != "cpu":
         options["requests"] = requests.model_dump()

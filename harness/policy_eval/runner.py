@@ -4,8 +4,8 @@ For a model (LiteLLM or an OpenAI-compatible server) every instance's prompt
 (`mapf_env.render_prompt`) is sent `samples` times; answers come from the cache when it has
 them, otherwise from the model, `concurrency` requests at a time. A CPU learner checkpoint
 answers through `respond()` exactly as the round loop scores it. Either way the answers are
-scored by the testbed's verifier (`harness.evaluate.score_answers`), stored beside the record
-as the round loop stores its benchmarks' (`harness.evaluate.store_scored`: answers first), and
+scored by the testbed's verifier (`run_records.score_answers`), stored beside the record
+as the round loop stores its benchmarks' (`run_records.store_scored`: answers first), and
 the record is written to ``<out>/policies/<model>/result.json``.
 """
 

@@ -1,7 +1,7 @@
 """Re-scoring a run's stored answers with the installed verifier, and what disagrees.
 
 The installed suites (checked against the manifest's versions and checksums first) and
-`harness.evaluate.score_answers` -- the very scorer the round loop and `harness eval` use --
+`run_records.score_answers` -- the very scorer the round loop and `harness eval` use --
 turn the stored answers into a fresh `SuiteResult`; every field of every stored verdict and
 every count of the stored reports must equal the fresh one's. A zero-shot record made with
 `--limit` was scored on the stratified subset of that size, so that subset is rebuilt.
