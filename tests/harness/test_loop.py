@@ -64,6 +64,15 @@ def test_a_designer_runs_the_whole_loop(tmp_path: Path) -> None:
     assert shared.initial_source == "shared"
 
 
+def test_the_regret_designer_designs_every_round_of_a_real_run(tmp_path: Path) -> None:
+    record = run(tiny(rounds=3, designers=["regret"]), "regret", tmp_path)
+    assert len(record.rounds) == 3 and record.suites["validation"].greedy.overall.n == 400
+    proposals = [r.proposal for r in record.rounds[:-1]]
+    assert all(p is not None and not p.kept_previous and p.failure_reason is None
+               and "regret" in p.rationale for p in proposals)  # fmt: skip
+    assert record.rounds[1].config != record.rounds[0].config
+
+
 def test_a_killed_run_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
     experiment = tiny()
     config = tmp_path / "tiny.yaml"
