@@ -30,7 +30,16 @@ from designers import (
 from mapf_env import EnvConfig
 from tests.designers.openai_server import FAST, ScriptedServer
 
-MODEL_FREE = ["random", "uniform", "hand", "evidence", "harder", "matched", "learning-progress"]
+MODEL_FREE = [
+    "random",
+    "uniform",
+    "hand",
+    "evidence",
+    "harder",
+    "matched",
+    "learning-progress",
+    "regret",
+]
 IDENTITY = ("name", "description", "backend_endpoints")  # checked once, on no context
 LLM_NAMES = ["gpt", "gemini", "grok", "kimi", "claude", "llm", "self", "base"]
 

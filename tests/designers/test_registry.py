@@ -23,8 +23,8 @@ from harness_cli import app
 from mapf_env import project
 from tests.designers.plugins import installed_plugin_package
 
-BUILT_IN = {"random", "uniform", "hand", "evidence", "harder", "matched", "gpt", "gemini", "grok",
-            "kimi", "claude", "llm", "self", "base"}  # fmt: skip
+BUILT_IN = {"random", "uniform", "hand", "evidence", "harder", "matched", "learning-progress",
+            "regret", "gpt", "gemini", "grok", "kimi", "claude", "llm", "self", "base"}  # fmt: skip
 PLUGIN = Path(__file__).resolve().parent / "plugin_pkg"
 
 
