@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from designers.builtin import benchmark_mix
-from harness.experiment import ExperimentConfig
-from harness.presets import resolve_preset
 from harness_cli import app
 from leaderboards.metrics import SHORT
 from mapf_env import EnvConfig
@@ -72,23 +69,6 @@ def test_the_board_brackets_the_runs_with_the_controls(records: dict[str, Result
         assert score == pytest.approx((overall[designer][metric]["mean"] - zero) / (one - zero),
                                       abs=1e-3)  # fmt: skip
     assert {a["designer"] for a in board["aggregates"]} == set(CONTROLS)
-
-
-def test_the_preset_is_the_quick_budget_with_the_three_controls() -> None:
-    controls = ExperimentConfig.load(resolve_preset("controls"))
-    quick = ExperimentConfig.load(resolve_preset("quick"))
-    assert controls.designers == tuple(CONTROLS) and controls.seeds == (0, 1)
-    apart = {"name", "designers", "seeds"}
-    assert controls.model_dump(exclude=apart) == quick.model_dump(exclude=apart)
-
-
-def test_a_dry_run_accepts_the_preset(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["compare", "--preset", "controls", "--dry-run",
-                                 "--out", str(tmp_path / "runs")])  # fmt: skip
-    assert result.exit_code == 0, result.output
-    planned = [line for line in result.output.splitlines() if " / seed " in line]
-    assert planned == [f"{name} / seed {seed}" for name in CONTROLS for seed in (0, 1)]
-    assert not (tmp_path / "runs").exists()
 
 
 def test_every_control_finished_under_its_name(records: dict[str, ResultRecord]) -> None:

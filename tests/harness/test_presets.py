@@ -61,3 +61,31 @@ def test_the_cli_answers_an_unknown_preset_in_one_line(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "did you mean 'paper_cpu'?" in result.output and "Traceback" not in result.output
+
+
+QUICK_BUDGET = {
+    "controls": (("random", "matched", "harder"), (0, 1)),
+    "teachers": (("random", "matched", "hand", "evidence", "learning-progress", "regret"),
+                 (0, 1, 2)),
+}  # fmt: skip
+"""Presets that are the quick budget with their own designers and seeds, so boards compare."""
+
+
+@pytest.mark.parametrize("name", sorted(QUICK_BUDGET))
+def test_comparison_presets_are_the_quick_budget(name: str) -> None:
+    preset = ExperimentConfig.load(resolve_preset(name))
+    quick = ExperimentConfig.load(resolve_preset("quick"))
+    assert (preset.designers, preset.seeds) == QUICK_BUDGET[name]
+    apart = {"name", "designers", "seeds"}
+    assert preset.model_dump(exclude=apart) == quick.model_dump(exclude=apart)
+
+
+@pytest.mark.parametrize("name", sorted(QUICK_BUDGET))
+def test_a_dry_run_plans_every_designer_and_seed(name: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["compare", "--preset", name, "--dry-run",
+                                      "--out", str(tmp_path / "runs")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    planned = [line for line in result.output.splitlines() if " / seed " in line]
+    designers, seeds = QUICK_BUDGET[name]
+    assert planned == [f"{d} / seed {seed}" for d in designers for seed in seeds]
+    assert not (tmp_path / "runs").exists()
