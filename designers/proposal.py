@@ -13,11 +13,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from envdesign_common import TextDigest
 from mapf_env import EnvConfig, ProjectionNote
 
 
 class ModelCall(BaseModel):
-    """One request to a model and its answer, as sent and received (keys never included)."""
+    """One request to a model and its answer, as sent and received: keys never included (the
+    values of key variables are redacted), and an answer or reasoning beyond
+    `envdesign_common.MAX_STORED_CHARS` kept as an excerpt beside its whole length and sha256."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -25,7 +28,16 @@ class ModelCall(BaseModel):
     model: str
     messages: tuple[dict[str, str], ...]
     response: str = ""
+    response_full: TextDigest | None = Field(
+        default=None,
+        description="Length and sha256 of the whole answer when `response` is an excerpt of "
+        "it; None when `response` is the whole answer.",
+    )
     reasoning: str = Field(default="", description="Text of <think> blocks, kept out of parsing.")
+    reasoning_full: TextDigest | None = Field(
+        default=None,
+        description="Length and sha256 of the whole reasoning when `reasoning` is an excerpt.",
+    )
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None

@@ -20,6 +20,13 @@ cut short) are caught by `run_records.run_files`: a round whose record does not 
 config or checkpoint no longer matches the checksums it recorded, counts as unfinished, so
 resume trains it again from the round before -- round seeds depend only on (seed, round), so
 the result is the undamaged run's.
+
+Every file goes through `write_json` or `write_text`, which redact the values of the run's key
+variables (those its designers' options name, and any that looks like a key:
+`envdesign_common.redaction`) from the text before it is written. Model text is already
+redacted where its call is recorded; this catches whatever else could carry a key into the run
+directory and, through it, the published site (a rationale or summary quoting the model, a
+failure message, a plug-in designer's own notes).
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from envdesign_common import atomic_write_bytes
+from envdesign_common import atomic_write_bytes, key_env_names, key_redactor
 from harness.experiment import ExperimentConfig
 from run_records import (
     FAILURE_FILE,
@@ -109,10 +116,12 @@ class RunDir:
             if hasattr(data, "model_dump_json")
             else json.dumps(data, indent=2)
         )
-        atomic_write_bytes(self.path / relative, text.encode("utf-8"))
+        self.write_text(relative, text)
 
     def write_text(self, relative: str | Path, text: str) -> None:
-        atomic_write_bytes(self.path / relative, text.encode("utf-8"))
+        """Write `text` with the run's keys redacted (see the module docstring)."""
+        named = key_env_names(self.experiment.model_dump(mode="json"))
+        atomic_write_bytes(self.path / relative, key_redactor(named).redact(text).encode("utf-8"))
 
     def finished_rounds(self) -> list[RoundResult]:
         """The finished rounds, in order, up to the first unfinished one.

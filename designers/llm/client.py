@@ -6,7 +6,10 @@ decides: rate limits (429, honouring Retry-After), 5xx, timeouts and connection 
 retried with exponential backoff and jitter until a total deadline; anything else (missing or
 rejected credentials, an unknown model, an invalid request: see `failures`) fails at once.
 The call never raises: the result carries an error string instead. Keys come only from the
-environment and every error string is scrubbed of anything that looks like a secret.
+environment; every error string is scrubbed of the values of the key variables (the target's and
+any other that looks like one: `envdesign_common.redaction`) and of anything that looks like a
+secret. The answer itself is redacted where it is stored (`designers.llm.models.call_record`),
+so the parser reads what the model wrote.
 """
 
 from __future__ import annotations
@@ -23,10 +26,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from designers.llm.failures import classify
+from envdesign_common import Redactor, key_redactor, looks_like_key_variable
 from mapf_env import strip_think
 
 API_EXTRA = 'pip install "envdesign-bench[api]"'
-_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
 _SECRET_PATTERNS = (  # each keeps group 1 (a label) and masks what follows it
     re.compile(r"()\b(?:sk|pk|xai|gsk|AIza)[-_A-Za-z0-9]{8,}"),
     re.compile(r"(?i)(bearer\s+)[^\s'\",]+"),
@@ -35,6 +38,8 @@ _SECRET_PATTERNS = (  # each keeps group 1 (a label) and masks what follows it
         r"[^\s'\"&,}]+"
     ),
 )
+_MAX_ERROR_READ = 4_000
+"""Characters of an exception's message read (a server may return megabytes in an error)."""
 _THINK_BLOCK = re.compile(r"<think>(.*?)(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 
 
@@ -76,11 +81,13 @@ class CallResult:
     failure: str | None = None
     """A few words on why the call failed ('missing credentials', 'rate limit'), with `error`."""
     retries: list[str] = field(default_factory=list)
+    key_variable: str | None = None
+    """The variable the request's key was read from: its value is redacted from what is kept."""
 
 
 def secret_values(extra: Iterable[str] = ()) -> list[str]:
     """Values of environment variables that look like credentials (and `extra`)."""
-    found = [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 6]
+    found = [v for k, v in os.environ.items() if looks_like_key_variable(k) and len(v) >= 6]
     return sorted({*found, *(e for e in extra if e)}, key=len, reverse=True)
 
 
@@ -198,9 +205,10 @@ def complete(
 ) -> CallResult:
     """Send one chat request, retrying transient failures until `settings.deadline_s`."""
     started = time.monotonic()
-    result = CallResult()
+    result = CallResult(key_variable=target.api_key_env)
     rng = random.Random(seed)
     secrets = secret_values([os.environ.get(target.api_key_env or "", "")])
+    redactor = key_redactor([target.api_key_env])
     try:
         litellm = _litellm()
     except RuntimeError as err:
@@ -220,7 +228,7 @@ def complete(
             break
         except Exception as err:
             left = settings.deadline_s - (time.monotonic() - started)
-            wait = _after_failure(err, result, settings, rng, secrets, left)
+            wait = _after_failure(err, result, settings, rng, (redactor, secrets), left)
             if wait is not None:
                 sleep(wait)
     result.seconds = time.monotonic() - started
@@ -232,11 +240,15 @@ def _after_failure(
     result: CallResult,
     settings: CallSettings,
     rng: random.Random,
-    secrets: list[str],
+    secrets: tuple[Redactor, list[str]],
     left: float,
 ) -> float | None:
-    """Record a failed attempt; the wait before the next one, or None (and an error) to stop."""
-    reason = scrub(f"{type(err).__name__}: {_short(str(err))}", secrets)
+    """Record a failed attempt; the wait before the next one, or None (and an error) to stop.
+
+    The message is redacted before it is cut short, so a key cut in half is still found."""
+    redactor, values = secrets
+    message = redactor.redact(str(err)[:_MAX_ERROR_READ])
+    reason = scrub(f"{type(err).__name__}: {_short(message)}", values)
     result.retries.append(reason)
     kind = classify(err)
     result.failure = kind.reason

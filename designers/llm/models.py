@@ -16,7 +16,10 @@ and a call leaves the same record in both.
   model, and translate `ModelNameError` into their own error type.
 - One call's result becomes the fields every stored record of a call keeps (`call_record`),
   under the names the answer cache uses; a designer's transcript entry is built from the same
-  fields (`transcript_entry`).
+  fields (`transcript_entry`). It is the one place model text is made fit to store: the values
+  of the key variables are redacted from it (`envdesign_common.redaction`: an endpoint may echo
+  the request's headers) and text beyond `MAX_STORED_CHARS` is cut to an excerpt with the whole
+  text's length and sha256 (`envdesign_common.bounded_text`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import yaml
 
 from designers.llm.client import CallResult
 from designers.proposal import ModelCall
+from envdesign_common import TextDigest, bounded, key_redactor
 
 MODELS_ENV = "ENVDESIGN_LLM_MODELS"
 """The environment variable naming a models.yaml whose entries replace or add to the shipped."""
@@ -59,10 +63,13 @@ class ModelAlias:
 class CallRecord(TypedDict):
     """What a record of one model call keeps: the answer (empty when the call failed), its
     reasoning, usage, cost and time, the error, and the transient failures that were retried
-    (the last attempt's failure is the error, not a retry)."""
+    (the last attempt's failure is the error, not a retry). `text_full` and `reasoning_full`
+    describe the whole text where only an excerpt is kept (None where it is kept whole)."""
 
     text: str
+    text_full: TextDigest | None
     reasoning: str
+    reasoning_full: TextDigest | None
     error: str | None
     prompt_tokens: int
     completion_tokens: int
@@ -168,12 +175,23 @@ def resolve_model(
     return ResolvedModel(named.model, named) if named is not None else ResolvedModel(model)
 
 
-def call_record(result: CallResult) -> CallRecord:
-    """The record of one call (see `CallRecord`), from what the client returned."""
+def call_record(result: CallResult, *, whole_text: bool = False) -> CallRecord:
+    """The record of one call (see `CallRecord`), from what the client returned, redacted and
+    bounded (see the module docstring).
+
+    `whole_text` keeps the answer uncut (still redacted): a zero-shot policy's answer is what
+    its verdict is scored from, and the stored answers must re-score to the same verdicts; its
+    reasoning, never scored, is bounded all the same.
+    """
     failed = result.error is not None
+    redactor = key_redactor([result.key_variable])
+    text, text_full = (result.text, None) if whole_text else bounded(result.text)
+    reasoning, reasoning_full = bounded(result.reasoning)
     return CallRecord(
-        text="" if failed else result.text,
-        reasoning=result.reasoning,
+        text="" if failed else redactor.redact(text),
+        text_full=None if failed else text_full,
+        reasoning=redactor.redact(reasoning),
+        reasoning_full=reasoning_full,
         error=result.error,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
@@ -193,7 +211,9 @@ def transcript_entry(
         model=model,
         messages=tuple(dict(m) for m in messages),
         response=record["text"],
+        response_full=record["text_full"],
         reasoning=record["reasoning"],
+        reasoning_full=record["reasoning_full"],
         prompt_tokens=record["prompt_tokens"],
         completion_tokens=record["completion_tokens"],
         cost_usd=record["cost_usd"],

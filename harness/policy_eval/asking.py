@@ -48,7 +48,7 @@ def to_cached(key: AnswerKey, result: CallResult) -> CachedAnswer:
         endpoint=key.endpoint,
         sampling=json.loads(key.sampling),
         prompt_version=key.prompt_version,
-        **call_record(result),
+        **call_record(result, whole_text=True),
     )
 
 

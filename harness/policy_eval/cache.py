@@ -22,6 +22,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from envdesign_common import TextDigest
 from harness.policy_eval.errors import CacheError
 
 CACHE_FILE = "answers.jsonl"
@@ -54,7 +55,13 @@ class CachedAnswer(BaseModel):
     sampling: dict[str, Any]
     prompt_version: str
     text: str = Field(default="", description="The visible answer (reasoning split off).")
+    text_full: TextDigest | None = Field(
+        default=None, description="None: `text` is the whole answer (answers are kept whole)."
+    )
     reasoning: str = ""
+    reasoning_full: TextDigest | None = Field(
+        default=None, description="Length and sha256 of the whole reasoning when it was cut."
+    )
     error: str | None = Field(default=None, description="Set when the request failed (scrubbed).")
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envdesign_common import atomic_write_bytes
+from envdesign_common import atomic_write_bytes, key_env_names, key_redactor
 from harness.policy_eval.cache import CACHE_FILE, CachedAnswer
 from harness.policy_eval.policy import PolicySpec
 from harness.policy_eval.settings import Requests, Sampling
@@ -150,7 +150,9 @@ def _notes(
 
 
 def write_record(directory: Path, record: ResultRecord) -> Path:
-    """Write ``result.json`` atomically; its path."""
+    """Write ``result.json`` atomically, with the values of the key variables the policy names
+    (and any that looks like a key) redacted, as a run directory's files are; its path."""
     path = directory / RESULT_FILE
-    atomic_write_bytes(path, record.model_dump_json(indent=2).encode("utf-8"))
+    redactor = key_redactor(key_env_names(record.experiment))
+    atomic_write_bytes(path, redactor.redact(record.model_dump_json(indent=2)).encode("utf-8"))
     return path

@@ -4,7 +4,8 @@ The LLM designers reach it through LiteLLM exactly as they reach vLLM (``hosted_
 or ``openai/<model>`` with ``api_base``), so the whole path -- HTTP, headers, JSON, timeouts,
 status codes -- is exercised without a provider. Each test queues the responses it wants
 (`Reply`), or sets a `responder` that answers from the request itself (for concurrent
-clients, whose requests arrive in any order), and reads back the requests the server received
+clients, whose requests arrive in any order; `echo` sees the request's headers too, for an
+endpoint that echoes what it was sent), and reads back the requests the server received
 (`server.requests`).
 """
 
@@ -45,6 +46,8 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     reasoning: str | None = None
+    error_message: str | None = None
+    """The error's message for a status other than 200 (default: ``scripted <status>``)."""
     prompt_tokens: int = 11
     completion_tokens: int = 7
 
@@ -67,6 +70,8 @@ class ScriptedServer:
         self.default = Reply(content=scripted_good_answer())
         self.responder: Callable[[dict[str, Any]], Reply | str | None] | None = None
         """Answers a request body before the queue is consulted; None falls through to it."""
+        self.echo: Callable[[Received], Reply | str | None] | None = None
+        """Answers from the whole request (headers included) before `responder` is asked."""
         self.model_ids = ["scripted-model"]
         """What ``GET /v1/models`` lists (a stand-in ``vllm serve`` lists its served name)."""
         self.port = _free_port()
@@ -88,6 +93,7 @@ class ScriptedServer:
         self.replies.clear()
         self.requests.clear()
         self.responder = None
+        self.echo = None
         self.default = Reply(content=scripted_good_answer())
 
     def start(self) -> None:
@@ -118,17 +124,21 @@ class ScriptedServer:
 
     async def _chat(self, request: web.Request) -> web.Response:
         body = await request.json()
-        self.requests.append(Received(request.path, dict(request.headers), body))
-        reply = self._reply(body)
+        received = Received(request.path, dict(request.headers), body)
+        self.requests.append(received)
+        reply = self._reply(received)
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
         if reply.status != 200:
-            error = {"error": {"message": f"scripted {reply.status}", "type": "server_error"}}
+            message = reply.error_message or f"scripted {reply.status}"
+            error = {"error": {"message": message, "type": "server_error"}}
             return web.json_response(error, status=reply.status, headers=reply.headers)
         return web.json_response(_completion(body, reply), headers=reply.headers)
 
-    def _reply(self, body: dict[str, Any]) -> Reply:
-        answer = self.responder(body) if self.responder is not None else None
+    def _reply(self, received: Received) -> Reply:
+        answer = self.echo(received) if self.echo is not None else None
+        if answer is None and self.responder is not None:
+            answer = self.responder(received.body)
         if answer is not None:
             return Reply(content=answer) if isinstance(answer, str) else answer
         return self.replies.popleft() if self.replies else self.default

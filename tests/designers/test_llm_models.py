@@ -151,3 +151,23 @@ def test_one_call_leaves_the_same_record_in_a_transcript_and_the_cache() -> None
     assert cached.retries == record["retries"] and call.response == cached.text == ""
     answered = call_record(CallResult(text="ok", retries=["RateLimitError: 429"]))
     assert answered["text"] == "ok" and answered["retries"] == ("RateLimitError: 429",)
+
+
+def test_a_call_record_is_redacted_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key's variable is what the call used; a long answer is cut for transcripts only:
+    a policy's answer is scored and kept whole, its reasoning is cut in both."""
+    key = "Zq81xVt0pL3mN7rB2cD5"
+    monkeypatch.setenv("CUSTOM_CRED", key)  # no key-like name: found because the call used it
+    long = f"{key[2:]} " + "x" * 100_000
+    result = CallResult(text=long, reasoning=long, key_variable="CUSTOM_CRED")
+    record = call_record(result)
+    assert key[2:12] not in record["text"] and key[2:12] not in record["reasoning"]
+    assert record["text"].startswith("[redacted:CUSTOM_CRED] xxx")
+    assert record["text_full"] is not None and record["text_full"].chars == len(long)
+    assert record["reasoning_full"] == record["text_full"]
+    assert len(record["text"]) < 70_000
+    whole = call_record(result, whole_text=True)
+    assert whole["text"] == "[redacted:CUSTOM_CRED] " + "x" * 100_000
+    assert whole["text_full"] is None and whole["reasoning"] == record["reasoning"]
+    call = transcript_entry("analysis", "openai/x", [], record)
+    assert call.response_full == record["text_full"]
