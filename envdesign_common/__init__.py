@@ -5,7 +5,23 @@ the package version and git commit. They sit under the testbed because the testb
 datasets and suites with them, and every other package writes its records the same way.
 """
 
-from envdesign_common.atomic_files import atomic_write_bytes
+from envdesign_common.atomic_files import (
+    TEMP_SUFFIX,
+    atomic_write_bytes,
+    atomic_writer,
+    fsync_directory,
+    is_temporary,
+)
 from envdesign_common.provenance import DISTRIBUTION, git_commit, package_version, provenance
 
-__all__ = ["DISTRIBUTION", "atomic_write_bytes", "git_commit", "package_version", "provenance"]
+__all__ = [
+    "DISTRIBUTION",
+    "TEMP_SUFFIX",
+    "atomic_write_bytes",
+    "atomic_writer",
+    "fsync_directory",
+    "git_commit",
+    "is_temporary",
+    "package_version",
+    "provenance",
+]
