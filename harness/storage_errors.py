@@ -97,7 +97,9 @@ def _line(code: int, path: Path, need: int | None) -> str:
                  else "`harness compare --dry-run` estimates what a run needs")  # fmt: skip
         return f"cannot write {path}: {cause} ({room}; {needs}); free space there, {RESUME}"
     if code == errno.EFBIG:
-        return f"cannot write {path}: {cause}; choose another --out, or raise the limit ({RESUME})"
+        return (
+            f"cannot write {path}: {cause}; raise the limit and {RESUME}, or choose another --out"
+        )
     if code == errno.EROFS:
         return (
             f"cannot write {path}: {cause}; make {existing_ancestor(path)} writable and {RESUME}, "
