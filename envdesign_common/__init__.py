@@ -8,7 +8,13 @@ is written. They sit under the testbed because the testbed itself writes dataset
 with them, and every other package writes its records the same way.
 """
 
-from envdesign_common.atomic_files import atomic_write_bytes
+from envdesign_common.atomic_files import (
+    TEMP_SUFFIX,
+    atomic_write_bytes,
+    atomic_writer,
+    fsync_directory,
+    is_temporary,
+)
 from envdesign_common.bounded_text import (
     HEAD_CHARS,
     MAX_STORED_CHARS,
@@ -31,11 +37,15 @@ __all__ = [
     "MAX_STORED_CHARS",
     "MIN_SECRET_CHARS",
     "TAIL_CHARS",
+    "TEMP_SUFFIX",
     "Redactor",
     "TextDigest",
     "atomic_write_bytes",
+    "atomic_writer",
     "bounded",
+    "fsync_directory",
     "git_commit",
+    "is_temporary",
     "key_env_names",
     "key_redactor",
     "looks_like_key_variable",

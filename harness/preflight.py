@@ -26,6 +26,7 @@ from harness.designer_checks import designer_problems
 from harness.doctor import MachineProbe, Probe, diagnose
 from harness.experiment import ExperimentConfig
 from harness.run_dir import RunDir
+from harness.storage_errors import existing_ancestor
 
 
 class PreflightFailed(RuntimeError):
@@ -58,9 +59,11 @@ def preflight(
     machines, e.g. as Ray tasks) leaves out the machine checks, which judge this machine;
     `concurrent` runs at once share the disk budget's peak.
     """
+    # An --out that cannot hold runs at all is one line; its free space would be a second.
+    unusable = not dry_run and _not_writable(root) is not None
     backend = [] if dry_run else backend_problems(
         experiment, ray_address, root=root, resume=resume, probe=probe, on_warning=on_warning,
-        machine=runs_here, concurrent=concurrent,
+        machine=runs_here, concurrent=concurrent, leave_out=("disk",) if unusable else (),
     )  # fmt: skip
     problems = [
         *backend,
@@ -86,11 +89,13 @@ def backend_problems(
     on_warning: Callable[[str], None] | None = None,
     machine: bool = True,
     concurrent: int = 1,
+    leave_out: tuple[str, ...] = (),
 ) -> list[str]:
     """The backend's packages (`check_backend`) and, with `machine`, the doctor's machine
-    checks: failures as problems, warnings passed to `on_warning`. The designers are
-    `designer_problems`' job, and a package check that already failed is not repeated."""
-    problems, skip = [], ["designers"]
+    checks but the topics in `leave_out`: failures as problems, warnings passed to
+    `on_warning`. The designers are `designer_problems`' job, and a package check that
+    already failed is not repeated."""
+    problems, skip = [], ["designers", *leave_out]
     try:
         check_backend(experiment, ray_address)
     except BackendUnavailable as err:
@@ -119,16 +124,36 @@ def output_problems(experiment: ExperimentConfig, root: Path, *, resume: bool) -
         return [problem]
     designers = dict.fromkeys(experiment.designers)
     runs = [RunDir(root, experiment, d, seed) for d in designers for seed in experiment.seeds]
-    return [p for p in (run.problem(resume) for run in runs) if p is not None]
+    blocked = [_blocked(root, run.path) for run in runs]
+    return [p for p in (*blocked, *(run.problem(resume) for run in runs)) if p is not None]
+
+
+def _blocked(root: Path, run: Path) -> str | None:
+    """A file where a run's directory (or one above it) must go."""
+    existing = existing_ancestor(run)
+    if existing.is_dir():
+        return None
+    return f"--out {root}: {existing} is a file where the run directory {run} must go; move it away"
 
 
 def _not_writable(root: Path) -> str | None:
-    """Why run directories cannot be written under `root`, probed without leaving a trace."""
-    existing = root
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
+    """Why run directories cannot be written under `root`, probed without leaving a trace:
+    a file, a virtual filesystem (/proc, /sys: no blocks to store anything), a read-only
+    filesystem, no permission."""
+    existing = existing_ancestor(root)
     if not existing.is_dir():
         return f"--out {root}: {existing} is not a directory"
+    try:
+        fs = os.statvfs(existing)
+    except OSError as err:
+        return f"--out {root}: cannot inspect {existing} ({err.strerror}); choose another --out"
+    if fs.f_blocks == 0:
+        return (
+            f"--out {root}: {existing} is on a virtual filesystem that stores no files (like "
+            "/proc or /sys); choose a directory on a disk"
+        )
+    if fs.f_flag & os.ST_RDONLY:
+        return f"--out {root}: {existing} is on a read-only filesystem; choose another --out"
     if not os.access(existing, os.W_OK | os.X_OK):
         return f"--out {root}: {existing} is not writable; choose another --out"
     try:

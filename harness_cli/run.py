@@ -26,6 +26,7 @@ from harness.experiment import ExperimentConfig
 from harness.interrupts import as_interrupted, interrupts_raise
 from harness.preflight import PreflightFailed, preflight
 from harness.presets import resolve_preset
+from harness.storage_errors import StorageError
 from harness.tracking import LoggerUnavailable, check_loggers
 from harness_cli.common import (
     AllowDesignFailuresOption,
@@ -119,8 +120,8 @@ def dry_run(experiment: ExperimentConfig, out: Path, executor: str, ray_address:
 
 
 USER_ERRORS = (RunDirError, DesignerNotReady, UnknownDesigner, BackendUnavailable,
-               LoggerUnavailable, ExecutorUnavailable)  # fmt: skip
-"""Errors that mean the input was wrong: one line, no traceback."""
+               LoggerUnavailable, ExecutorUnavailable, StorageError)  # fmt: skip
+"""Errors that mean the input (or the disk it names) was wrong: one line, no traceback."""
 
 
 def _run(experiment: ExperimentConfig, where: Where) -> None:

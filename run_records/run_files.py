@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from envdesign_common import is_temporary
 from run_records.schema import RESULT_SCHEMA_VERSION, FailureRecord, ResultRecord, RoundResult
 
 RUN_FILE = "run.json"
@@ -147,12 +148,13 @@ def sha256_file(path: Path) -> str:
 
 
 def vouched_files(round_dir: Path) -> dict[str, str]:
-    """Checksums of what a round record vouches for: config.yaml and every checkpoint file."""
+    """Checksums of what a round record vouches for: config.yaml and every checkpoint file
+    (not the temporary file of a save that was killed, which the round's next attempt clears)."""
     paths = [round_dir / CONFIG_FILE, *sorted((round_dir / CHECKPOINT_DIR).rglob("*"))]
     return {
         p.relative_to(round_dir).as_posix(): sha256_file(p)
         for p in paths
-        if p.is_file() and not p.name.endswith(".tmp")
+        if p.is_file() and not is_temporary(p)
     }
 
 

@@ -25,7 +25,14 @@ from designers import ServedModel
 from harness.backends.base import Backend
 from mapf_env import EnvConfig
 
-__all__ = ["BackendSpec", "Resources", "RoundZero", "no_problems", "nothing_to_check"]
+__all__ = [
+    "BackendSpec",
+    "Resources",
+    "RoundZero",
+    "no_problems",
+    "nothing_to_check",
+    "unknown_disk",
+]
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,11 @@ def nothing_to_check(experiment: Any, ray_address: str | None) -> None:
     """A backend whose packages are the harness's own."""
 
 
+def unknown_disk(experiment: Any) -> int | None:
+    """A backend that does not say how much one run writes."""
+    return None
+
+
 def _one_cpu(settings: BaseModel | None) -> Resources:
     return Resources(cpus=1, gpus=0)
 
@@ -108,6 +120,10 @@ class BackendSpec:
     """``machine_findings(experiment, probe, *, root, ray_address, runtime, serving, params,
     resume, concurrent) -> list[Finding]``: what `harness doctor` and preflight check of this
     machine for the backend; None: it trains in this process, so its torch and disk."""
+    disk_per_run: Callable[[Any], int | None] = unknown_disk
+    """``disk_per_run(experiment)``: roughly the bytes one run writes at its peak (the disk
+    budget's figure), which a run that fills its disk names as what it needs; None: unknown
+    here. It reads no more than local files."""
     dry_run: Callable[..., str] | None = None
     """``dry_run(experiment, runs: list[RoundZero], *, concurrent, ray_address) -> str``:
     every command round 0 of each run would launch; None: the backend launches nothing."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.backends.cpu.spec import CPU_RUN_BYTES
 from harness.backends.verl.footprint import DiskBudget, ModelSize, size
 from harness.doctor.findings import Finding, fail, ok, warn
 
@@ -16,8 +17,6 @@ __all__ = [
     "model_findings",
 ]
 
-CPU_RUN_BYTES = 50_000_000
-"""A cpu-backend run writes its records, policy state and logs: a few MB; 50 MB leaves room."""
 HUB_ENDPOINT = "https://huggingface.co"
 
 

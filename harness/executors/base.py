@@ -15,10 +15,12 @@ from queue import Empty
 from typing import Any, Protocol
 
 from harness.backends.factory import make_backend
+from harness.backends.registry import backend_spec
 from harness.events import EventSender, Observers, RunEvent, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
+from harness.storage_errors import storage_error
 from harness.tracking import make_trackers
 from run_records import ResultRecord, RunDirError
 
@@ -63,7 +65,8 @@ def run_job(
     """One run, in whatever process (or Ray worker) calls it; events go to `send`.
 
     A run that raises leaves `failure.json` saying why (boards and `harness runs list` show
-    it); a later attempt that finishes removes it.
+    it); a later attempt that finishes removes it. A write the filesystem refused (a full disk,
+    a read-only one) is raised as a one-line `StorageError`.
     """
     run = RunDir(root, experiment, job.designer, job.seed)
     backend = make_backend(experiment, threads=threads, workdir=run.path,
@@ -82,8 +85,13 @@ def run_job(
     except RunDirError:
         raise  # the directory is not this run's to write into (another run, a damaged run.json)
     except Exception as err:  # an interrupt (KeyboardInterrupt, SystemExit) is not a failure
+        refused = storage_error(
+            err, run.path, backend_spec(experiment.backend).disk_per_run(experiment)
+        )
         with suppress(OSError):  # a directory that cannot be written keeps the run's own error
-            run.write_failure(err)
+            run.write_failure(refused or err)
+        if refused is not None:
+            raise refused from err
         raise
     finally:
         observers.close()

@@ -31,6 +31,7 @@ from typing import Literal
 import torch
 
 from designers import Endpoint
+from envdesign_common import atomic_write_bytes, atomic_writer
 from harness.backends.base import RoundTraining
 from harness.backends.cpu.grpo import by_agent_count, grpo_step
 from harness.backends.cpu.policy import AgentPolicy
@@ -142,8 +143,12 @@ class CpuBackend:
         return out
 
     def save(self, directory: Path) -> None:
-        """Weights, base weights, optimiser state and settings, so a run resumes exactly."""
-        directory.mkdir(parents=True, exist_ok=True)
+        """Weights, base weights, optimiser state and settings, so a run resumes exactly.
+
+        Both files are written atomically and durably before this returns (the round record
+        that vouches for them comes after): a save killed or cut short by a full disk leaves
+        the old file or none, never half of one.
+        """
         state = {
             "policy": self.policy.state_dict(),
             "base": self.base.state_dict(),
@@ -152,8 +157,10 @@ class CpuBackend:
             "running_updates": self.running.updates,
             "steps_done": self.steps_done,
         }
-        torch.save(state, directory / "cpu_policy.pt")
-        (directory / "cpu_settings.json").write_text(self.settings.model_dump_json(indent=2))
+        with atomic_writer(directory / "cpu_policy.pt") as f:
+            torch.save(state, f)
+        settings = self.settings.model_dump_json(indent=2).encode("utf-8")
+        atomic_write_bytes(directory / "cpu_settings.json", settings)
 
     def load(self, directory: Path) -> None:
         """Restore what `save` wrote; the saved settings replace the current ones (settings

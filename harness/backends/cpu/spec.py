@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from harness.backends.cpu.backend import CpuBackend
     from harness.experiment import ExperimentConfig
 
-__all__ = ["SPEC"]
+__all__ = ["CPU_RUN_BYTES", "SPEC"]
+
+CPU_RUN_BYTES = 50_000_000
+"""A cpu-backend run writes its records, policy state and logs: a few MB; 50 MB leaves room."""
 
 
 def build(
@@ -50,9 +53,15 @@ def config_problems(policy: str, precision: str) -> list[str]:
     return []
 
 
+def disk_per_run(experiment: ExperimentConfig) -> int:
+    """The same allowance per run that preflight's disk check asks for."""
+    return CPU_RUN_BYTES
+
+
 SPEC = BackendSpec(
     name="cpu",
     description="the MLP learner, trained by GRPO on this machine's CPUs (no GPU, no model files)",
     build=build,
     config_problems=config_problems,
+    disk_per_run=disk_per_run,
 )

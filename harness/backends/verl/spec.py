@@ -88,6 +88,27 @@ def dry_run(
     return describe(experiment, runs, VerlRuntime(ray_address=ray_address), concurrent=concurrent)
 
 
+def disk_per_run(experiment: ExperimentConfig) -> int | None:
+    """One run's peak from the disk budget (`footprint.disk_budget`), when the model's size
+    is known from local files; None otherwise."""
+    from harness.backends.verl.footprint import (
+        checkpoint_footprint,
+        disk_budget,
+        model_size,
+        stated_size,
+    )
+    from harness.backends.verl.settings import verl_section
+
+    found = stated_size(model_size(experiment.policy), verl_section(experiment))
+    if found.params is None:
+        return None
+    try:
+        footprint = checkpoint_footprint(found.params, verl_section(experiment))
+        return disk_budget(experiment, footprint, runs=1).run_peak
+    except ValueError:  # batches that do not work out: preflight has said so already
+        return None
+
+
 def machine_findings(experiment: ExperimentConfig, probe: Any, **options: Any) -> list[Any]:
     from harness.backends.verl.doctor import machine_findings as findings
 
@@ -106,5 +127,6 @@ SPEC = BackendSpec(
     config_problems=config_problems,
     check_installed=check_installed,
     machine_findings=machine_findings,
+    disk_per_run=disk_per_run,
     dry_run=dry_run,
 )
