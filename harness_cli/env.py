@@ -227,7 +227,8 @@ def verify_cmd(
 
 
 def _read_response(response: Path) -> str:
-    """The answer from `response` (or stdin for -); a missing file is a usage error."""
+    """The answer from `response` (or stdin for -), at most the input-file limit (4 MB): an
+    endless device or stream is cut there, not read whole; a missing file is a usage error."""
     try:
         if str(response) == "-":
             return read_stream(sys.stdin.buffer, "stdin")

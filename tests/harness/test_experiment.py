@@ -9,6 +9,7 @@ import pytest
 
 from harness.experiment import ExperimentConfig, apply_overrides
 from mapf_env import ConfigError, EnvConfig, Objective, generate, random_config
+from tests.envdesign_common.yaml_bombs import NAMES, laughs
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
@@ -159,14 +160,12 @@ def test_a_huge_value_is_shown_truncated() -> None:
 
 def alias_fan_out(tmp_path: Path, depth: int) -> Path:
     """An experiment file whose aliases repeat 9**depth leaves under 14 bad keys and 2 fields."""
-    names = "abcdefghi"[:depth]
-    levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
-    for below, name in zip(names, names[1:], strict=False):
-        levels.append(f"{name}: &{name} [{', '.join([f'*{below}'] * 9)}]")
-    top = names[-1]
+    top = NAMES[depth - 1]
     path = tmp_path / "fan_out.yaml"
     extra = [f"k{n}: *{top}" for n in range(14 - depth)]
-    path.write_text("\n".join([*levels, *extra, f"seeds: *{top}", f"name: *{top}", ""]))
+    path.write_text(
+        laughs(depth, leaf="x") + "\n".join([*extra, f"seeds: *{top}", f"name: *{top}", ""])
+    )
     return path
 
 
