@@ -1,11 +1,13 @@
-"""What every package of the project shares below the testbed: atomic files, provenance, and
-how model text is stored (bounded, with keys redacted).
+"""What every package of the project shares below the testbed: atomic files, provenance, bounded
+input, names that become paths, and how model text is stored (bounded, with keys redacted).
 
 `atomic_files` writes a file whole or not at all; `provenance` stamps everything written with
-the package version and git commit; `bounded_text` cuts oversized model text to an excerpt with
-the whole text's length and checksum; `redaction` masks the values of key variables in whatever
-is written. They sit under the testbed because the testbed itself writes datasets and suites
-with them, and every other package writes its records the same way.
+the package version and git commit; `bounded_input` reads what users write (files, YAML) with
+bounded memory and time; `path_names` says why a user's string cannot name a directory;
+`bounded_text` cuts oversized model text to an excerpt with the whole text's length and
+checksum; `redaction` masks the values of key variables in whatever is written. They sit under
+the testbed because the testbed itself reads configs and writes datasets and suites with them,
+and every other package reads and writes the same way.
 """
 
 from envdesign_common.atomic_files import (
@@ -15,6 +17,19 @@ from envdesign_common.atomic_files import (
     fsync_directory,
     is_temporary,
 )
+from envdesign_common.bounded_input import (
+    FILE_LIMITS,
+    MAX_FILE_BYTES,
+    MAX_YAML_DEPTH,
+    MAX_YAML_NODES,
+    InputError,
+    YamlLimits,
+    check_yaml,
+    load_yaml,
+    read_stream,
+    read_text,
+    yaml_error_line,
+)
 from envdesign_common.bounded_text import (
     HEAD_CHARS,
     MAX_STORED_CHARS,
@@ -22,6 +37,7 @@ from envdesign_common.bounded_text import (
     TextDigest,
     bounded,
 )
+from envdesign_common.path_names import MAX_NAME_CHARS, path_name_problem
 from envdesign_common.provenance import DISTRIBUTION, git_commit, package_version, provenance
 from envdesign_common.redaction import (
     MIN_SECRET_CHARS,
@@ -33,22 +49,35 @@ from envdesign_common.redaction import (
 
 __all__ = [
     "DISTRIBUTION",
+    "FILE_LIMITS",
     "HEAD_CHARS",
+    "MAX_FILE_BYTES",
+    "MAX_NAME_CHARS",
     "MAX_STORED_CHARS",
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
     "MIN_SECRET_CHARS",
     "TAIL_CHARS",
     "TEMP_SUFFIX",
+    "InputError",
     "Redactor",
     "TextDigest",
+    "YamlLimits",
     "atomic_write_bytes",
     "atomic_writer",
     "bounded",
+    "check_yaml",
     "fsync_directory",
     "git_commit",
     "is_temporary",
     "key_env_names",
     "key_redactor",
+    "load_yaml",
     "looks_like_key_variable",
     "package_version",
+    "path_name_problem",
     "provenance",
+    "read_stream",
+    "read_text",
+    "yaml_error_line",
 ]

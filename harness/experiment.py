@@ -38,14 +38,27 @@ from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
 from designers import DesignerLoadError, UnknownDesigner, parse_entry, takes_context_variant
 from designers.entries import variant_suffixes
+from envdesign_common import InputError, load_yaml, path_name_problem
 from harness.backends.registry import backend_names, backend_spec
-from mapf_env import ConfigError, EnvConfig, Objective, random_config
-from mapf_env.config import load_mapping
+from mapf_env import MIN_SIZE, ConfigError, EnvConfig, Objective, random_config
+from mapf_env.config import read_mapping
 from mapf_env.field_errors import error_details_lines, error_message, shorten
 from mapf_env.suites import BENCHMARK_SUITES, SUITES
+from run_records import safe_name
 
 Section = TypeVar("Section", bound=BaseModel)
 """A backend's settings class (`ExperimentConfig.settings_of`)."""
+
+MAX_TRAINING_AGENTS = MIN_SIZE * MIN_SIZE // 2
+"""Most agents a training instance may have: every map size may get samples (a designer picks
+the ratios), and the smallest grid holds 2 x agents distinct start and goal cells."""
+MAX_BEST_OF = 64
+"""Most samples per instance for best-of-n (the paper's 8 is the default); each is a rollout on
+every benchmark instance, and the answers file grows with it (about 0.66 MB per run at 8)."""
+MAX_SEED = 2**32
+"""Seeds are 0 <= seed < 2**32, what every seeded generator (numpy's included) takes."""
+MAX_LEARNING_RATE = 1.0
+MAX_KL_COEF = 10.0
 
 
 def _runnable_entry(entry: str) -> str:
@@ -64,7 +77,25 @@ def _runnable_entry(entry: str) -> str:
     return entry
 
 
-DesignerEntryName = Annotated[str, AfterValidator(_runnable_entry)]
+def _directory_name(name: str) -> str:
+    """`name` if it can be one directory name (the runs' `<out>/<name>/`)."""
+    problem = path_name_problem(name)
+    if problem:
+        raise ValueError(problem)
+    return name
+
+
+def _entry_directory(entry: str) -> str:
+    """An entry whose run directory name (`safe_name`) stays below the experiment's."""
+    problem = path_name_problem(safe_name(entry))
+    if problem:
+        raise ValueError(f"as a run directory it {problem}")
+    return entry
+
+
+DesignerEntryName = Annotated[
+    str, AfterValidator(_entry_directory), AfterValidator(_runnable_entry)
+]
 """A designer entry (``gpt``, ``gpt@V3``), checked as far as the config alone can."""
 
 
@@ -74,11 +105,15 @@ class GRPOSettings(BaseModel):
     Defaults suit the CPU learner; the paper's GPU recipe (lr 2e-6, KL 1e-3) comes with its
     preset."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     group_size: int = Field(8, ge=2, description="Sampled answers per instance (n).")
-    learning_rate: float = Field(1e-3, gt=0, description="Constant learning rate.")
-    kl_coef: float = Field(0.01, ge=0, description="KL penalty to the round's frozen reference.")
+    learning_rate: float = Field(
+        1e-3, gt=0, le=MAX_LEARNING_RATE, description="Constant learning rate."
+    )
+    kl_coef: float = Field(
+        0.01, ge=0, le=MAX_KL_COEF, description="KL penalty to the round's frozen reference."
+    )
 
 
 class InitialConfig(BaseModel):
@@ -108,9 +143,11 @@ class InitialConfig(BaseModel):
 class ExperimentConfig(BaseModel):
     """Everything that defines a comparison; recorded in every run directory."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    name: str = Field("experiment", description="Names the runs/<name>/ directory.")
+    name: Annotated[str, AfterValidator(_directory_name)] = Field(
+        "experiment", description="Names the runs/<name>/ directory: one directory name."
+    )
     backend: str = Field(
         "cpu",
         description="The trainer, a registered backend: cpu (the MLP learner) or verl (GRPO on "
@@ -124,7 +161,12 @@ class ExperimentConfig(BaseModel):
     rounds: int = Field(3, ge=1, le=1000)
     samples_per_round: int = Field(4000, ge=1, le=1_000_000)
     epochs_per_round: int = Field(3, ge=1, le=100)
-    n_agents: int = Field(2, ge=1, le=8, description="Agents per training instance.")
+    n_agents: int = Field(
+        2,
+        ge=1,
+        le=MAX_TRAINING_AGENTS,
+        description="Agents per training instance (at most what a 3x3 grid holds).",
+    )
     grpo: GRPOSettings = Field(default_factory=GRPOSettings)
     precision: Literal["fp32", "bf16"] = Field(
         "fp32",
@@ -156,7 +198,9 @@ class ExperimentConfig(BaseModel):
     )
     validation: str = Field("validation", description="Suite evaluated after every round.")
     benchmarks: tuple[str, ...] = BENCHMARK_SUITES
-    best_of: int = Field(8, ge=1, description="Samples per instance for best-of-n evaluation.")
+    best_of: int = Field(
+        8, ge=1, le=MAX_BEST_OF, description="Samples per instance for best-of-n evaluation."
+    )
     backend_settings: SerializeAsAny[BaseModel] | None = Field(
         default=None,
         exclude=True,
@@ -238,6 +282,14 @@ class ExperimentConfig(BaseModel):
             )
         return self.backend_settings
 
+    @field_validator("seeds")
+    @classmethod
+    def _seeds_in_range(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        bad = [seed for seed in value if not 0 <= seed < MAX_SEED]
+        if bad:
+            raise ValueError(f"each seed must be 0 <= seed < 2**32 ({MAX_SEED})")
+        return value
+
     @field_validator("designers")
     @classmethod
     def _each_entry_once(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -282,7 +334,12 @@ class ExperimentConfig(BaseModel):
         source = Path(path)
         if not source.is_file():
             raise ConfigError(f"no experiment config at {source}")
-        data = load_mapping(source.read_text(encoding="utf-8"), str(source))
+        data = read_mapping(source)
+        if not data:
+            raise ConfigError(
+                f"{source}: the file sets nothing; an experiment names at least its designers "
+                "(designers: [random, hand]); configs/quick.yaml shows every field"
+            )
         overrides = list(overrides)
         return cls.from_mapping(
             apply_overrides(data, overrides), origin=str(source), overrides=overrides
@@ -312,9 +369,9 @@ def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[s
         *parents, leaf = _override_path(item)
         _, _, raw = item.partition("=")
         try:
-            value = yaml.safe_load(raw)
-        except yaml.YAMLError as err:
-            raise ConfigError(f"{_set(item)}: value is not valid YAML: {err}") from None
+            value = load_yaml(raw)
+        except InputError as err:
+            raise ConfigError(f"{_set(item)}: value: {err}") from None
         node = out
         for part in parents:
             child = node.setdefault(part, {})

@@ -16,8 +16,9 @@ from harness.experiment import ExperimentConfig
 
 
 def fail(message: str) -> typer.Exit:
-    """Print a one-line error (no traceback) and return the exit to raise."""
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}")
+    """Print a one-line error (no traceback) and return the exit to raise; the message is
+    printed as written (it may quote user input: brackets are text, never rich markup)."""
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(2)
 
 

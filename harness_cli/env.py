@@ -12,11 +12,11 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeElapsedColumn
 
-from envdesign_common import atomic_write_bytes, provenance
+from envdesign_common import InputError, atomic_write_bytes, provenance, read_stream, read_text
 from harness_cli.common import fail
 from harness_cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance, Objective, Optimum
-from mapf_env.config import ConfigError, EnvConfig, load_mapping
+from mapf_env.config import MAX_SAMPLES, ConfigError, EnvConfig, read_mapping
 from mapf_env.export import read_jsonl, read_parquet, write_jsonl, write_parquet
 from mapf_env.field_errors import error_message
 from mapf_env.generator import default_workers, generate
@@ -84,12 +84,17 @@ def generate_cmd(
     ] = False,
 ) -> None:
     """Generate a round's dataset from a config and print what was achieved per size."""
+    if samples is not None and not 1 <= samples <= MAX_SAMPLES:
+        raise fail(f"--samples {samples}: give 1 to {MAX_SAMPLES} instances")
     config = _load_config(config_path, lenient)
-    if samples is not None:
+    if samples is not None:  # checked above: model_copy does not validate
         config = config.model_copy(update={"samples": samples})
-    with _progress() as bar:
-        task = bar.add_task("generating", total=config.samples)
-        result = generate(config, seed, workers=workers, progress=_advance(bar, task))
+    try:
+        with _progress() as bar:
+            task = bar.add_task("generating", total=config.samples)
+            result = generate(config, seed, workers=workers, progress=_advance(bar, task))
+    except ConfigError as err:  # what only the whole config shows (8 agents on a 3x3 grid)
+        raise fail(f"{config_path}: {err}") from None
     console.print(stats_table(result.stats))
     for line in result.stats.shortfalls():
         console.print(f"[yellow]shortfall:[/] {line}")
@@ -107,7 +112,7 @@ def _load_config(path: Path, lenient: bool) -> EnvConfig:
     if not path.is_file():
         raise fail(f"no config file at {path}")
     try:
-        data = load_mapping(path.read_text(encoding="utf-8"), str(path))
+        data = read_mapping(path)
     except ConfigError as err:
         raise fail(str(err)) from None
     if not lenient:
@@ -222,12 +227,16 @@ def verify_cmd(
 
 
 def _read_response(response: Path) -> str:
-    """The answer from `response` (or stdin for -); a missing file is a usage error."""
-    if str(response) == "-":
-        return sys.stdin.read()
-    if not response.is_file():
-        raise fail(f"no response file at {response}; pass a file or - for stdin")
-    return response.read_text(encoding="utf-8")
+    """The answer from `response` (or stdin for -), at most the input-file limit (4 MB): an
+    endless device or stream is cut there, not read whole; a missing file is a usage error."""
+    try:
+        if str(response) == "-":
+            return read_stream(sys.stdin.buffer, "stdin")
+        if not response.exists():
+            raise fail(f"no response file at {response}; pass a file or - for stdin")
+        return read_text(response)
+    except InputError as err:
+        raise fail(str(err)) from None
 
 
 def _optimum(inst: Instance) -> dict[str, object] | None:

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
+from envdesign_common.bounded_input import InputError, load_yaml, read_text
 from mapf_env.field_errors import bounded_repr, error_message, field_error_lines
 from mapf_env.instance import SIZES, Objective, size_name
 
@@ -121,7 +122,7 @@ class EnvConfig(SharedFields):
 
     @classmethod
     def load(cls, path: str | FsPath) -> EnvConfig:
-        return cls.from_yaml(FsPath(path).read_text(encoding="utf-8"), str(path))
+        return cls.from_mapping(read_mapping(path), str(path))
 
     def save(self, path: str | FsPath) -> None:
         FsPath(path).write_text(self.to_yaml(), encoding="utf-8")
@@ -193,12 +194,25 @@ def _to_plain(config: EnvConfig) -> dict[str, Any]:
     return data
 
 
-def load_mapping(text: str, origin: str = "config") -> dict[str, Any]:
-    """A YAML document that must be a mapping (empty: `{}`); errors name `origin`."""
+def read_mapping(path: str | FsPath, origin: str | None = None) -> dict[str, Any]:
+    """The YAML mapping in the user-written file `path`, read under the bounds of
+    `envdesign_common.bounded_input` (size, nodes with aliases expanded, depth); errors name
+    `origin` (default: the path) and never quote the file."""
+    where = str(path) if origin is None else origin
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{origin}: not valid YAML: {err}") from None
+        text = read_text(path)
+    except InputError as err:
+        raise ConfigError(f"{where}: {err.reason}") from None
+    return load_mapping(text, where)
+
+
+def load_mapping(text: str, origin: str = "config") -> dict[str, Any]:
+    """A YAML document that must be a mapping (empty: `{}`), read with bounded work (a bomb or
+    a deep nest is one line, never built); errors name `origin`."""
+    try:
+        data = load_yaml(text)
+    except InputError as err:
+        raise ConfigError(f"{origin}: {err}") from None
     if data is None:  # an empty document: every field takes its default
         return {}
     if not isinstance(data, dict):

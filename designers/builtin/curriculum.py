@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from designers.base import RuleDesigner, as_changes
 from designers.context import DesignContext
 from mapf_env import ConfigError, EnvConfig, error_message, merge, project
-from mapf_env.config import config_error, load_mapping
+from mapf_env.config import config_error, load_mapping, read_mapping
 from mapf_env.field_errors import unknown_name
 
 DEFAULT_SCHEDULE = "easy_to_hard"
@@ -38,18 +38,26 @@ def load_schedule(source: str | Path = DEFAULT_SCHEDULE) -> Schedule:
     """A schedule by built-in name or from a YAML file path; errors name the file and field.
 
     Every stage's change set is checked here, merged as the designer will merge it, so a typo in
-    the last stage stops the run before round 1 rather than in its last round.
+    the last stage stops the run before round 1 rather than in its last round. Any file may be
+    named, so it is read under the size and YAML bounds of user files, and one that is not a
+    schedule at all (none of its fields) is one line that never quotes it.
     """
     path = Path(source)
     if path.suffix in (".yaml", ".yml") or path.exists():
         if not path.is_file():
             raise ConfigError(f"no curriculum file at {path}")
-        text, origin = path.read_text(encoding="utf-8"), str(path)
+        what = f"curriculum {path}"
+        data = read_mapping(path, what)
     else:
-        text, origin = _builtin(str(source)), f"built-in {source}"
-    what = f"curriculum {origin}"
+        what = f"curriculum built-in {source}"
+        data = load_mapping(_builtin(str(source)), what)
+    if data and not set(map(str, data)) & set(Schedule.model_fields):
+        raise ConfigError(
+            f"{what}: not a curriculum (it has none of the fields "
+            f"{', '.join(Schedule.model_fields)}); see configs/curricula/easy_to_hard.yaml"
+        )
     try:
-        schedule = Schedule.model_validate(load_mapping(text, what))
+        schedule = Schedule.model_validate(data)
     except ValidationError as err:
         raise config_error(err, what, Schedule) from None
     lines = _stage_errors(schedule)

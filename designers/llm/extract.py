@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from envdesign_common import InputError, YamlLimits, check_yaml
 from mapf_env import EnvConfig, Projection, merge, project, strip_think
 
 MAX_ANSWER_CHARS = 20_000
@@ -25,6 +26,10 @@ MAX_RAW_CHARS = 2_000_000
 MAX_YAML_CHARS = 8_000
 MAX_YAML_NODES = 400
 MAX_YAML_DEPTH = 6
+ANSWER_LIMITS = YamlLimits(
+    max_nodes=MAX_YAML_NODES, max_depth=MAX_YAML_DEPTH, aliases=False, tags=False
+)
+"""Model text gets the shared event check with stricter bounds than files: no aliases or tags."""
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _YAML_LANGS = {"yaml", "yml"}
@@ -68,32 +73,15 @@ def yaml_block(visible: str) -> str:
     return visible
 
 
-def _check_events(text: str) -> None:
-    """Bound the work safe_load will do: node count, depth, no aliases, no tags."""
-    depth = nodes = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, yaml.AliasEvent):
-            raise ExtractError("YAML aliases (*name) are not accepted; write values out")
-        if isinstance(event, yaml.NodeEvent):
-            nodes += 1
-            tag = getattr(event, "tag", None)
-            if tag not in (None, "!"):
-                raise ExtractError(f"YAML tags ({_one_line(str(tag), 60)}) are not accepted")
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
-        if depth > MAX_YAML_DEPTH or nodes > MAX_YAML_NODES:
-            raise ExtractError("the YAML block is too large or too deeply nested")
-
-
 def parse_changes(block: str) -> dict[Any, Any]:
     """Safely read a YAML change set; it must be a mapping."""
     if len(block) > MAX_YAML_CHARS:
         raise ExtractError(f"the YAML block is {len(block)} characters; keep it short")
     try:
-        _check_events(block)
+        check_yaml(block, ANSWER_LIMITS)
         data = yaml.load(block, Loader=_Loader)
+    except InputError as err:
+        raise ExtractError(str(err)) from None
     except yaml.YAMLError as err:
         raise ExtractError(f"not valid YAML: {_one_line(str(err))}") from None
     except RecursionError:

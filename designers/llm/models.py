@@ -32,11 +32,9 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TypedDict
 
-import yaml
-
 from designers.llm.client import CallResult
 from designers.proposal import ModelCall
-from envdesign_common import TextDigest, bounded, key_redactor
+from envdesign_common import InputError, TextDigest, bounded, key_redactor, load_yaml, read_text
 
 MODELS_ENV = "ENVDESIGN_LLM_MODELS"
 """The environment variable naming a models.yaml whose entries replace or add to the shipped."""
@@ -88,10 +86,10 @@ def model_aliases() -> dict[str, ModelAlias]:
     override = os.environ.get(MODELS_ENV)
     if override:
         try:
-            text = Path(override).read_text(encoding="utf-8")
-        except OSError as err:
+            text = read_text(Path(override))
+        except InputError as err:
             raise ModelNameError(
-                f"{MODELS_ENV}={override}: cannot read it ({err.strerror}); point it at a "
+                f"{MODELS_ENV}={override}: cannot read it ({err.reason}); point it at a "
                 "models.yaml or unset it"
             ) from None
         table.update(_read_table(text, f"{MODELS_ENV}={override}"))
@@ -101,12 +99,9 @@ def model_aliases() -> dict[str, ModelAlias]:
 def _read_table(text: str, origin: str) -> dict[str, ModelAlias]:
     where = origin or SHIPPED
     try:
-        data = yaml.safe_load(text) or {}
-    except yaml.YAMLError as err:  # its message spans lines; the mark and problem say enough
-        mark = getattr(err, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or type(err).__name__
-        raise ModelNameError(f"{where}: not valid YAML{at} ({problem}); fix the file") from None
+        data = load_yaml(text) or {}
+    except InputError as err:  # one line: where and what, never the file's lines
+        raise ModelNameError(f"{where}: {err}; fix the file") from None
     if not isinstance(data, dict):
         raise ModelNameError(f"{where}: expected a mapping of alias -> {{model, description}}")
     table: dict[str, ModelAlias] = {}

@@ -8,6 +8,7 @@ import pytest
 
 from designers.builtin.curriculum import HandCurriculumDesigner, load_schedule
 from mapf_env import ConfigError
+from tests.envdesign_common.yaml_bombs import laughs
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -54,3 +55,36 @@ def test_broken_yaml_and_unknown_names_say_what_to_do(tmp_path: Path) -> None:
         "no built-in curriculum 'easy_to_hadr': the shipped ones are easy_to_hard; "
         "did you mean 'easy_to_hard'? (or give the path of a YAML file)"
     )
+
+
+def test_any_file_may_be_named_but_its_content_is_never_shown(tmp_path: Path) -> None:
+    passwd = tmp_path / "passwd"  # /etc/passwd's shape, with lines that must not be echoed
+    passwd.write_text("root:x:0:0:root:/root:/bin/bash\nsvc:x:999:999::/home/svc:/bin/sh\n")
+    for source, kind in ((passwd, "str"), (Path("/etc/passwd"), "str")):
+        if not source.is_file():
+            continue
+        with pytest.raises(ConfigError) as err:
+            load_schedule(source)
+        assert str(err.value) == f"curriculum {source}: a config is a YAML mapping, got {kind}"
+    other = write(tmp_path, "api_key: sk-very-secret\nendpoint: https://example.invalid\n")
+    with pytest.raises(ConfigError) as err:
+        load_schedule(other)
+    assert str(err.value) == (
+        f"curriculum {other}: not a curriculum (it has none of the fields name, description, "
+        "stages); see configs/curricula/easy_to_hard.yaml"
+    )
+
+
+def test_a_broken_schedule_is_one_line_without_its_text(tmp_path: Path) -> None:
+    path = write(tmp_path, 'name: mine\ntoken: "sk-very-secret\nstages: [\n')
+    with pytest.raises(ConfigError) as err:
+        load_schedule(path)
+    message = str(err.value)
+    assert message.startswith(f"curriculum {path}: not valid YAML at line ")
+    assert "\n" not in message and "sk-very-secret" not in message
+
+
+def test_a_bomb_schedule_is_refused_unbuilt(tmp_path: Path) -> None:
+    path = write(tmp_path, f"name: mine\ndescription:\n{laughs(9, '  ')}stages: *i\n")
+    with pytest.raises(ConfigError, match=r"^curriculum .*: the YAML is too large"):
+        HandCurriculumDesigner(schedule=path)

@@ -9,6 +9,7 @@ import pytest
 
 from harness.experiment import ExperimentConfig, apply_overrides
 from mapf_env import ConfigError, EnvConfig, Objective, generate, random_config
+from tests.envdesign_common.yaml_bombs import NAMES, laughs
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
@@ -127,7 +128,9 @@ def test_file_and_set_errors_each_name_their_origin(tmp_path: Path) -> None:
     assert lines[0] == f"bad fields in {path}, --set rouns=1, --set best_of=0:"
     assert lines[1] == f"  {path}: rounds: wrong type (got 'abc'); expected an integer"
     assert lines[2].startswith("  --set rouns=1: rouns: not a field (got 1)")
-    assert lines[3] == "  --set best_of=0: best_of: out of range (got 0); allowed: 1 <= best_of"
+    assert lines[3] == (
+        "  --set best_of=0: best_of: out of range (got 0); allowed: 1 <= best_of <= 64"
+    )
 
 
 def test_a_wrong_type_names_field_value_and_expected_type() -> None:
@@ -155,20 +158,36 @@ def test_a_huge_value_is_shown_truncated() -> None:
     assert "expected an integer" in message
 
 
-def test_a_yaml_alias_bomb_gives_a_short_message_quickly(tmp_path: Path) -> None:
-    levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
-    for below, name in zip("abcdefgh", "bcdefghi", strict=True):
-        levels.append(f"{name}: &{name} [{', '.join([f'*{below}'] * 9)}]")
-    path = tmp_path / "bomb.yaml"
-    extra = [f"k{n}: *i" for n in range(5)]
-    path.write_text("\n".join([*levels, *extra, "seeds: *i", "name: *i", ""]))  # 9**9 leaves
+def alias_fan_out(tmp_path: Path, depth: int) -> Path:
+    """An experiment file whose aliases repeat 9**depth leaves under 14 bad keys and 2 fields."""
+    top = NAMES[depth - 1]
+    path = tmp_path / "fan_out.yaml"
+    extra = [f"k{n}: *{top}" for n in range(14 - depth)]
+    path.write_text(
+        laughs(depth, leaf="x") + "\n".join([*extra, f"seeds: *{top}", f"name: *{top}", ""])
+    )
+    return path
+
+
+def test_a_yaml_alias_bomb_is_refused_before_it_is_built(tmp_path: Path) -> None:
+    path = alias_fan_out(tmp_path, 9)  # 9**9 leaves at every use
     started = time.monotonic()
     with pytest.raises(ConfigError) as err:
         ExperimentConfig.load(path)
     assert time.monotonic() - started < 5
+    assert str(err.value) == (
+        f"{path}: the YAML is too large: more than 100000 values, aliases (*name) counted at "
+        "every use; write the values out or split the file"
+    )
+
+
+def test_many_bad_fields_from_aliases_give_a_short_message(tmp_path: Path) -> None:
+    path = alias_fan_out(tmp_path, 3)  # within the bounds: validated, every value repeated
+    with pytest.raises(ConfigError) as err:
+        ExperimentConfig.load(path)
     message = str(err.value)
     assert len(message) < 6000 and len(message.splitlines()) == 21, message
-    assert "name: wrong type (got [[[[...]" in message
+    assert "name: wrong type (got [[['x', 'x'" in message
     assert "too short" not in message  # pydantic's echo of the refused seeds
     assert message.endswith("... and 5 more bad fields")  # 14 keys + name + 9 seeds, cut at 20
 

@@ -19,6 +19,7 @@ from mapf_env.config import (
     random_config,
 )
 from mapf_env.projection import merge, project
+from tests.envdesign_common.yaml_bombs import laughs
 
 
 def test_yaml_round_trip_is_exact() -> None:
@@ -191,3 +192,19 @@ def test_change_set_errors_are_collected_not_first_only() -> None:
         "sizes.8x8.wait_ratoi: not a field (got 0.1); fields are ratio, hole_ratio, wait_ratio; "
         "did you mean 'wait_ratio'?",
     )
+
+
+def test_loading_a_config_file_is_bounded_and_one_line(tmp_path: FsPath) -> None:
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("x:\n" + laughs(9, "  ", leaf="1") + "sizes: *i\n")
+    with pytest.raises(ConfigError, match=r"bomb\.yaml: the YAML is too large: more than 100000"):
+        EnvConfig.load(bomb)
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as f:
+        f.truncate(5 << 20)
+    with pytest.raises(ConfigError, match=r"big\.yaml: is 5\.0 MB, more than the 4\.0 MB limit"):
+        EnvConfig.load(big)
+    with pytest.raises(
+        ConfigError, match=r"^where: not valid YAML at line \d+, column \d+: did not find"
+    ):
+        EnvConfig.from_yaml("sizes: [\n", "where")
