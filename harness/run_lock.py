@@ -36,8 +36,16 @@ from types import TracebackType
 
 from run_records import RunDirError
 
-__all__ = ["COMMAND_LOCK", "WRITER_LOCK", "Holder", "RunLock", "RunLocked", "claim_runs", "lock_problems",
-           "refusal"]
+__all__ = [
+    "COMMAND_LOCK",
+    "WRITER_LOCK",
+    "Holder",
+    "RunLock",
+    "RunLocked",
+    "claim_runs",
+    "lock_problems",
+    "refusal",
+]
 
 COMMAND_LOCK = ".command.lock"
 """Held by the command that runs the run, for the whole comparison."""

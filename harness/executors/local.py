@@ -69,8 +69,9 @@ class LocalExecutor:
         me = (os.getpid(),)  # every process started here ends with this one
         manager = SyncManager(ctx=context)
         manager.start(die_with_parent, me)
-        with manager, ProcessPoolExecutor(workers, mp_context=context,
-                                          initializer=die_with_parent, initargs=me) as pool:  # fmt: skip
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=die_with_parent,
+                                   initargs=me)  # fmt: skip
+        with manager, pool:
             events = manager.Queue()
             futures: dict[Future[ResultRecord], int] = {
                 pool.submit(run_job, experiment, job, root, options, threads, events.put): i

@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 
-__all__ = ["POLL_S", "die_with_parent"]
+__all__ = ["POLL_S", "die_with_parent", "watch_parent"]
 
 POLL_S = 0.5
 """How often the portable watch looks at the parent's pid."""
@@ -41,7 +41,13 @@ def die_with_parent(parent_pid: int) -> None:
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent_pid:  # it died before the death signal was set up
+    watch_parent(parent_pid)
+
+
+def watch_parent(parent_pid: int) -> None:
+    """The portable half of `die_with_parent`: a thread that ends this process once its parent
+    is no longer `parent_pid` (at once if it already is not)."""
+    if os.getppid() != parent_pid:  # it died before anything here was set up
         _die()
     threading.Thread(target=_watch, args=(parent_pid,), name="parent-watch", daemon=True).start()
 

@@ -105,9 +105,9 @@ def test_a_resume_that_would_change_the_numbers_is_refused_naming_the_change(
                                designer_options={"hand": {"schedule": "a.yaml"}})  # fmt: skip
     RunDir(tmp_path, started, "hand", 0).open(resume=False)
     path = tmp_path / "e" / "hand" / "seed-0"
-    for change, named in [({"rounds": 3}, "rounds: 2 then, 3 now"),
-                          ({"designer_options": {"hand": {"schedule": "b.yaml"}}},
-                           "designer_options.hand.schedule: 'a.yaml' then, 'b.yaml' now")]:  # fmt: skip
+    options = {"designer_options": {"hand": {"schedule": "b.yaml"}}}
+    schedule = "designer_options.hand.schedule: 'a.yaml' then, 'b.yaml' now"
+    for change, named in [({"rounds": 3}, "rounds: 2 then, 3 now"), (options, schedule)]:
         other = started.model_copy(update=change)
         with pytest.raises(RunDirError) as refused:
             RunDir(tmp_path, other, "hand", 0).open(resume=True)

@@ -90,9 +90,9 @@ def test_a_comparison_claims_its_runs_all_or_nothing(
 ) -> None:
     first, taken = tmp_path / "exp" / "a" / "seed-0", tmp_path / "exp" / "b" / "seed-0"
     holders.append(holder := hold(COMMAND_LOCK, taken))
-    with pytest.raises(RunLocked, match=f"^{taken} is being written by .*pid {holder.pid} "):
-        with claim_runs([taken, first]):
-            pytest.fail("claimed a run another process holds")
+    refused = pytest.raises(RunLocked, match=f"^{taken} is being written by .*pid {holder.pid} ")
+    with refused, claim_runs([taken, first]):
+        pytest.fail("claimed a run another process holds")
     assert refusal(first, COMMAND_LOCK) is None
     assert not (tmp_path / "exp" / "a").exists()  # the directories it made for nothing are gone
 
