@@ -26,6 +26,7 @@ from harness.designer_checks import designer_problems
 from harness.doctor import MachineProbe, Probe, diagnose
 from harness.experiment import ExperimentConfig
 from harness.run_dir import RunDir
+from harness.run_lock import lock_problems
 from harness.storage_errors import existing_ancestor
 
 
@@ -118,12 +119,16 @@ def _print_warning(line: str) -> None:
 
 def output_problems(experiment: ExperimentConfig, root: Path, *, resume: bool) -> list[str]:
     """`root` must be a writable directory (or creatable); each run directory must be free
-    (a fresh start) or hold this experiment's run, readable (a resume)."""
+    (a fresh start) or hold this experiment's run, readable (a resume), and no other process
+    may be writing it."""
     problem = _not_writable(root)
     if problem is not None:
         return [problem]
     designers = dict.fromkeys(experiment.designers)
     runs = [RunDir(root, experiment, d, seed) for d in designers for seed in experiment.seeds]
+    taken = lock_problems(run.path for run in runs)  # another process writes them: say only that
+    if taken:
+        return taken
     blocked = [_blocked(root, run.path) for run in runs]
     return [p for p in (*blocked, *(run.problem(resume) for run in runs)) if p is not None]
 

@@ -19,7 +19,7 @@ last finished round and never sees half a file. Files damaged afterwards (a full
 cut short) are caught by `run_records.run_files`: a round whose record does not read, or whose
 config or checkpoint no longer matches the checksums it recorded, counts as unfinished, so
 resume trains it again from the round before -- round seeds depend only on (seed, round), so
-the result is the undamaged run's.
+the result is the undamaged run's. Only one process writes a run at a time (`harness.run_lock`).
 
 Every file goes through `write_json` or `write_text`, which redact the values of the run's key
 variables (those its designers' options name, and any that looks like a key:
@@ -32,13 +32,18 @@ failure message, a plug-in designer's own notes).
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from designers import parse_entry
 from envdesign_common import atomic_write_bytes, key_env_names, key_redactor
 from harness.experiment import ExperimentConfig
+from mapf_env.field_errors import shorten
 from run_records import (
     FAILURE_FILE,
     RESULT_FILE,
@@ -70,7 +75,7 @@ class RunDir:
 
     def __init__(self, root: Path, experiment: ExperimentConfig, designer: str, seed: int) -> None:
         self.path = Path(root) / safe_name(experiment.name) / safe_name(designer) / f"seed-{seed}"
-        self.experiment = experiment
+        self.experiment, self.designer = experiment, designer
 
     def round_path(self, n: int) -> Path:
         return self.path / f"round-{n:03d}"
@@ -82,33 +87,50 @@ class RunDir:
         return self.round_path(n) / "curves.jsonl"
 
     def open(self, resume: bool) -> None:
-        """Create the run, or check that an existing one is this experiment at this version."""
+        """Create the run, or check that an existing one is this experiment at this version.
+
+        A fresh run's `run.json` is created exclusively: of two processes starting one run,
+        the second is refused even if both found the directory free."""
         problem = self.problem(resume)
         if problem is not None:
             raise RunDirError(problem)
         if not (self.path / RUN_FILE).exists():
             record = {**stamp(), "experiment": self.experiment.model_dump(mode="json")}
-            self.write_json(RUN_FILE, record)
+            if not create_exclusive(self.path / RUN_FILE, json.dumps(record, indent=2).encode()):
+                raise RunDirError(self._taken())
 
     def problem(self, resume: bool) -> str | None:
-        """Why `open(resume)` would refuse this run (one line), or None when it can go on."""
+        """Why `open(resume)` would refuse this run (one line), or None when it can go on.
+
+        A resumed run must have been started with the same experiment, but for what cannot
+        change its numbers: the other designers and seeds of the comparison, and the options
+        of other designers (so a comparison can be extended by a seed or a designer)."""
         if not (self.path / RUN_FILE).exists():
             return None
         if not resume:
-            return (
-                f"{self.path} already holds a run; pass --resume to continue it, or choose "
-                "another --out or --set name=..."
-            )
+            return self._taken()
         try:
             started_with = read_stamp(self.path).experiment
         except RunFileError as err:
             return str(err)
-        if started_with != self.experiment.model_dump(mode="json"):
+        changed = first_difference(
+            resume_view(started_with, self.designer),
+            resume_view(self.experiment.model_dump(mode="json"), self.designer),
+        )
+        if changed is not None:
+            key, then, now = changed
             return (
-                f"{self.path} was started with another experiment config; resume it with the "
-                "same config, or start a new run (another --name)"
+                f"{self.path} was started with another experiment config ({key}: "
+                f"{shorten(repr(then), 60)} then, {shorten(repr(now), 60)} now); resume it with "
+                "the same config, or start a new run under another --out or --set name=..."
             )
         return None
+
+    def _taken(self) -> str:
+        return (
+            f"{self.path} already holds a run; pass --resume to continue it, or choose "
+            "another --out or --set name=..."
+        )
 
     def write_json(self, relative: str | Path, data: Any) -> None:
         text = (
@@ -180,3 +202,64 @@ class RunDir:
         n = len(self.finished_rounds())
         started = n < self.experiment.rounds and self.round_path(n).exists()
         return n if started else None
+
+
+FREE_FOR_RESUME = ("designers", "seeds")
+"""Experiment fields a run may be resumed under other values of: they pick the runs of a
+comparison, not what any one run computes."""
+
+
+def resume_view(experiment: Mapping[str, Any], designer: str) -> dict[str, Any]:
+    """The part of an experiment config (as recorded) that a run of `designer` depends on:
+    all but `FREE_FOR_RESUME`, and only the designer options its entry is built with."""
+    try:
+        entry = parse_entry(designer)
+        own = {entry.spec, entry.entry}
+    except ValueError:
+        own = {designer}
+    view = {k: v for k, v in experiment.items() if k not in FREE_FOR_RESUME}
+    options = view.get("designer_options")
+    if isinstance(options, Mapping):
+        view["designer_options"] = {k: v for k, v in options.items() if k in own}
+    return view
+
+
+def first_difference(
+    a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = ""
+) -> tuple[str, Any, Any] | None:
+    """The first dotted key (in sorted order) whose values differ, with both values."""
+    for key in sorted(set(a) | set(b)):
+        x, y = a.get(key, "<missing>"), b.get(key, "<missing>")
+        if isinstance(x, Mapping) and isinstance(y, Mapping):
+            inner = first_difference(x, y, f"{prefix}{key}.")
+            if inner is not None:
+                return inner
+        elif x != y:
+            return f"{prefix}{key}", x, y
+    return None
+
+
+def create_exclusive(path: Path, data: bytes) -> bool:
+    """Write `path` whole, only if it does not exist yet; False (nothing written) if it does.
+
+    The data goes to a temporary file first, which is then hard-linked to `path`: a link, unlike
+    a rename, fails when the target exists. Where the filesystem has no hard links the file is
+    renamed into place instead (the caller's run lock keeps that from racing)."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(tmp, "xb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # no hard links here
+            if path.exists():
+                return False
+            os.replace(tmp, path)
+        return True
+    finally:
+        tmp.unlink(missing_ok=True)

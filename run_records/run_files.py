@@ -94,7 +94,8 @@ def read_stamp(run: Path) -> RunStamp:
             run / RUN_FILE,
             f"was written by record schema {stamp.schema_version} (envdesign-bench "
             f"{stamp.package_version}); this version writes {RESULT_SCHEMA_VERSION}",
-            "read it with the version that wrote it, or start a new run (another --name)",
+            "read it with the version that wrote it, or start a new run under another --out or "
+            "--set name=...",
             "other-version",
         )
     return stamp

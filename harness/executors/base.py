@@ -20,6 +20,7 @@ from harness.events import EventSender, Observers, RunEvent, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
+from harness.run_lock import WRITER_LOCK, RunLock
 from harness.storage_errors import storage_error
 from harness.tracking import make_trackers
 from run_records import ResultRecord, RunDirError
@@ -66,9 +67,22 @@ def run_job(
 
     A run that raises leaves `failure.json` saying why (boards and `harness runs list` show
     it); a later attempt that finishes removes it. A write the filesystem refused (a full disk,
-    a read-only one) is raised as a one-line `StorageError`.
+    a read-only one) is raised as a one-line `StorageError`. The process holds the run's writer
+    lock the whole time (`RunLocked` if another process holds it: nothing is written then).
     """
     run = RunDir(root, experiment, job.designer, job.seed)
+    with RunLock(run.path, WRITER_LOCK):
+        return _run_locked(experiment, job, run, options, threads, send)
+
+
+def _run_locked(
+    experiment: ExperimentConfig,
+    job: Job,
+    run: RunDir,
+    options: RunOptions,
+    threads: int | None,
+    send: Callable[[RunEvent], Any] | None,
+) -> ResultRecord:
     backend = make_backend(experiment, threads=threads, workdir=run.path,
                            ray_address=options.ray_address)  # fmt: skip
     watchers: list[RunObserver] = make_trackers(

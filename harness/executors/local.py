@@ -3,7 +3,9 @@
 Each run is independent, so runs go to a process pool; each process gets an equal share of the
 cores for torch and generates its data in-process rather than opening a pool of its own.
 Progress events travel back through a manager queue and are handed to `on_event` in the
-calling process, which is the one that draws the progress bars.
+calling process, which is the one that draws the progress bars. The workers and the manager
+end with the calling process however it ends (`parent_watch`); on SIGINT and SIGTERM it stops
+them itself before it exits.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import multiprocessing
 import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing.managers import SyncManager
 from pathlib import Path
 
 from harness.backends.registry import backend_spec
@@ -25,6 +28,7 @@ from harness.executors.base import (
     run_job,
     wait_for_events,
 )
+from harness.executors.parent_watch import die_with_parent
 from harness.experiment import ExperimentConfig
 from run_records import ResultRecord
 
@@ -62,7 +66,12 @@ class LocalExecutor:
         workers = self.at_once(experiment, len(jobs))
         threads = max(1, available_cores() // workers)
         context = multiprocessing.get_context("spawn")
-        with context.Manager() as manager, ProcessPoolExecutor(workers, mp_context=context) as pool:
+        me = (os.getpid(),)  # every process started here ends with this one
+        manager = SyncManager(ctx=context)
+        manager.start(die_with_parent, me)
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=die_with_parent,
+                                   initargs=me)  # fmt: skip
+        with manager, pool:
             events = manager.Queue()
             futures: dict[Future[ResultRecord], int] = {
                 pool.submit(run_job, experiment, job, root, options, threads, events.put): i
@@ -95,7 +104,8 @@ class LocalExecutor:
 
 
 def stop_workers(pool: ProcessPoolExecutor) -> None:
-    """End the pool's runs now: queued ones never start, running ones are terminated.
+    """End the pool's runs now: queued ones never start, running ones are terminated (and
+    killed if they have not ended 10 seconds later).
 
     `shutdown` alone would wait for every running run to finish its whole loop. A terminated
     run loses only its unfinished round: every file is written atomically and a round counts
@@ -108,3 +118,6 @@ def stop_workers(pool: ProcessPoolExecutor) -> None:
             process.terminate()
     for process in processes:
         process.join(timeout=10)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=10)

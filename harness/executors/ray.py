@@ -40,6 +40,12 @@ Decisions, and why:
   file system) mounted at the same place everywhere; before any run starts a probe writes a
   file there from one node and looks for it from every other node that could take a run
   (nodes an autoscaler adds later are not probed).
+- A dead driver. Ray ends a job's tasks when its driver goes (their owner is dead, and a job
+  whose driver disconnected has its workers killed), and a private instance started here
+  ends with this process (Ray starts it fate-sharing), so no task outlives the command; the
+  local executor has to arrange the same itself (`parent_watch`). Each task holds its run's
+  writer lock (`harness.run_lock`) while it runs, and the command holds every run's command
+  lock, as with the local executor.
 - Room. A Ray instance started here cannot grow, so resources no node has are refused at once;
   a joined cluster is left to queue such runs, as its autoscaler may add the nodes.
 - Code. Workers import the installed project (`harness`, `designers`, `mapf_env` and the

@@ -85,3 +85,56 @@ def test_a_damaged_result_counts_as_no_result_so_resume_redoes_it(tmp_path: Path
     for damaged in (b"", b'{"schema_version": "1"', b"\xff\xfe"):
         (run.path / "result.json").write_bytes(damaged)
         assert run.result() is None
+
+
+def test_a_run_resumes_in_a_comparison_with_more_seeds_and_designers(tmp_path: Path) -> None:
+    started = ExperimentConfig(name="e", designers=("random", "hand"), seeds=(0,),
+                               designer_options={"hand": {"schedule": "a.yaml"}})  # fmt: skip
+    RunDir(tmp_path, started, "random", 0).open(resume=False)
+    extended = started.model_copy(update={
+        "designers": ("random", "hand", "uniform"), "seeds": (0, 1, 2),
+        "designer_options": {"hand": {"schedule": "b.yaml"}},  # another designer's: not this run's
+    })  # fmt: skip
+    RunDir(tmp_path, extended, "random", 0).open(resume=True)
+
+
+def test_a_resume_that_would_change_the_numbers_is_refused_naming_the_change(
+    tmp_path: Path,
+) -> None:
+    started = ExperimentConfig(name="e", designers=("hand",), rounds=2,
+                               designer_options={"hand": {"schedule": "a.yaml"}})  # fmt: skip
+    RunDir(tmp_path, started, "hand", 0).open(resume=False)
+    path = tmp_path / "e" / "hand" / "seed-0"
+    options = {"designer_options": {"hand": {"schedule": "b.yaml"}}}
+    schedule = "designer_options.hand.schedule: 'a.yaml' then, 'b.yaml' now"
+    for change, named in [({"rounds": 3}, "rounds: 2 then, 3 now"), (options, schedule)]:
+        other = started.model_copy(update=change)
+        with pytest.raises(RunDirError) as refused:
+            RunDir(tmp_path, other, "hand", 0).open(resume=True)
+        assert str(refused.value) == (
+            f"{path} was started with another experiment config ({named}); resume it with the "
+            "same config, or start a new run under another --out or --set name=..."
+        )
+
+
+def test_run_directory_advice_names_only_options_the_commands_have(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from harness_cli import app
+
+    experiment = ExperimentConfig(name="e")
+    run = RunDir(tmp_path, experiment, "random", 0)
+    run.open(resume=False)
+    messages = [run.problem(resume=False),
+                run.problem(resume=True) or "",
+                RunDir(tmp_path, experiment.model_copy(update={"rounds": 9}), "random", 0)
+                .problem(resume=True)]  # fmt: skip
+    stamp = json.loads((run.path / "run.json").read_text())
+    (run.path / "run.json").write_text(json.dumps({**stamp, "schema_version": "0"}))
+    messages.append(run.problem(resume=True))
+    advised = {word.rstrip(".,;)") for m in messages if m for word in m.split()
+               if word.startswith("--")}  # fmt: skip
+    assert advised == {"--resume", "--out", "--set"}
+    for command in ("compare", "run"):
+        shown = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"}).output
+        assert all(option in shown for option in advised), (command, shown)
