@@ -60,7 +60,7 @@ def preset_path(preset: str) -> Path:
     try:
         return resolve_preset(preset)
     except ConfigError as err:
-        raise fail(str(err)) from None
+        raise fail(escape(str(err))) from None
 
 
 def load_experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
@@ -68,7 +68,7 @@ def load_experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
     try:
         experiment = ExperimentConfig.load(config, overrides)
     except ConfigError as err:
-        raise fail(str(err)) from None
+        raise fail(escape(str(err))) from None
     return experiment
 
 
@@ -96,7 +96,7 @@ class Where:
                                           cpus_per_run=cpus_per_run,
                                           gpus_per_run=gpus_per_run)  # fmt: skip
         except (ExecutorUnavailable, LoggerUnavailable, ValueError) as err:
-            raise fail(str(err)) from None
+            raise fail(escape(str(err))) from None
 
 
 def dry_run(experiment: ExperimentConfig, out: Path, executor: str, ray_address: str | None,
@@ -114,7 +114,7 @@ def dry_run(experiment: ExperimentConfig, out: Path, executor: str, ray_address:
             experiment, out, concurrent=at_once, ray_address=ray_address if local else None
         )
     except BackendUnavailable as err:
-        raise fail(str(err)) from None
+        raise fail(escape(str(err))) from None
     print(text, end="")
 
 
@@ -134,7 +134,7 @@ def _run(experiment: ExperimentConfig, where: Where) -> None:
     except PreflightFailed as err:
         raise fail_lines(err.problems) from None
     except USER_ERRORS as err:
-        raise fail(str(err)) from None
+        raise fail(escape(str(err))) from None
     except KeyboardInterrupt as err:
         stop = as_interrupted(err)
         for line in interrupted_lines(stop.signal_name, experiment, jobs, where.out):
