@@ -199,22 +199,22 @@ def _read_record(source: Path, run: Path) -> ResultRecord:
 
 
 def _check_verdicts(record: ResultRecord, run: Path) -> None:
-    """Every count the record holds must be what its own per-instance verdicts give, and the
-    verdicts must carry a flag for every optimum their suite version holds: a board shows both,
-    so an edited count (or an edited verdict) is refused rather than shown."""
+    """The verdicts must carry a flag for every optimum their suite version holds, and every
+    count the record holds must be what those verdicts give: a board shows both, so an edited
+    count (or an edited verdict) is refused rather than shown."""
     for name, suite in record.suites.items():
-        problem = tally_problem(suite)
-        if problem is not None:
-            line = (
-                f"{run}: suite {name} in {RESULT_FILE}: {problem} (the record was edited or "
-                f"damaged); remove {RESULT_FILE} and `--resume` the run"
-            )
-            raise SkipError(run, "unreadable", line)
         missing = missing_flags(suite)
         if missing is not None:
             line = (
                 f"{run}: suite {name} is of version {suite.suite_version} but some verdicts "
                 f"lack their {missing} flag (the record was edited or damaged); remove "
                 f"{RESULT_FILE} and `--resume` the run"
+            )
+            raise SkipError(run, "unreadable", line)
+        problem = tally_problem(suite)
+        if problem is not None:
+            line = (
+                f"{run}: suite {name} in {RESULT_FILE}: {problem} (the record was edited or "
+                f"damaged); remove {RESULT_FILE} and `--resume` the run"
             )
             raise SkipError(run, "unreadable", line)

@@ -74,10 +74,8 @@ def test_the_compare_table_prints_names_and_failure_reasons_literally(terminal: 
 def _events(designer: str) -> list[RunEvent]:
     design = RunEvent(designer, 0, "round", "design", 0, 1, valid_rate=0.5, optimal_rate=0.25,
                       design_failure=REASON)  # fmt: skip
-    start, done = (
-        RunEvent(designer, 0, "phase", p, n, 1) for p, n in (("generate", 0), ("done", 1))
-    )
-    return [start, design, done]
+    start = RunEvent(designer, 0, "phase", "generate", 0, 1)
+    return [start, design, RunEvent(designer, 0, "phase", "done", 1, 1)]
 
 
 @pytest.mark.parametrize("terminal", [False, True])
