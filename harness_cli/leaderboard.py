@@ -197,15 +197,18 @@ def carried_lines(carried: Carried, shown: int = 5) -> list[str]:
         more = f" and {len(found) - shown} more" if len(found) > shown else ""
         return ", ".join(found[:shown]) + more
 
+    def files(found: tuple[str, ...]) -> str:
+        return f"{len(found)} file{'' if len(found) == 1 else 's'}"
+
     lines = []
     if carried.kept:
         lines.append(
-            f"kept {len(carried.kept)} files you added to the earlier site (its {MANIFEST} "
+            f"kept {files(carried.kept)} you added to the earlier site (its {MANIFEST} "
             f"does not list them): {names(carried.kept)}"
         )
     if carried.replaced:
         lines.append(
-            f"did not keep {len(carried.replaced)} files you changed in the earlier site (the new "
+            f"did not keep {files(carried.replaced)} you changed in the earlier site (the new "
             f"site writes its own in their place, or no longer has them): "
             f"{names(carried.replaced)}"
         )

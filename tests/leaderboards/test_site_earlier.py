@@ -69,7 +69,7 @@ def test_publish_keeps_the_files_a_user_added_and_names_the_changed_ones(
         "kept 2 files you added to the earlier site (its site.json does not list them): "
         "extra/logo.txt, notes.md" in said
     ), said
-    assert "did not keep 1 files you changed in the earlier site" in said and "index.html" in said
+    assert "did not keep 1 file you changed in the earlier site" in said and "index.html" in said
     assert (out / "notes.md").read_text() == "my notes"
     assert (out / "extra" / "logo.txt").read_text() == "logo"
     assert (out / "index.html").read_bytes() == index
