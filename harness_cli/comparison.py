@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.table import Table
+from rich.text import Text
 
 from run_records import ResultRecord, mean_sum, pct, size_mean, tally_design_steps
 
@@ -19,7 +20,9 @@ def comparison_table(records: Sequence[ResultRecord]) -> Table:
     """Designers as row groups, one row per rate; per suite the Sum (%), mean over seeds.
 
     A row per rate rather than three numbers per cell, so the table fits 80 columns and no
-    cell wraps (the leaderboards lay rates out the same way)."""
+    cell wraps (the leaderboards lay rates out the same way). Designer names and design
+    failure reasons are user- and model-written, so they go in as plain `Text`: a name such as
+    `[link=...]x[/link]` prints as written instead of as rich markup."""
     suites = sorted({name for r in records for name in r.suites})
     table = Table(
         title="Sum (%): mean over sizes of the per-size rate, mean over seeds (greedy)",
@@ -41,9 +44,9 @@ def comparison_table(records: Sequence[ResultRecord]) -> Table:
         for k, label in enumerate(RATE_LABELS):
             first = k == 0
             table.add_row(
-                designer if first else "", str(len(mine)) if first else "", label,
+                Text(designer) if first else "", str(len(mine)) if first else "", label,
                 *("-" if total is None else pct(total[k]) for total in sums),
-                (design_note(mine) or "all designed") if first else "",
+                Text(design_note(mine) or "all designed") if first else "",
                 end_section=k == len(RATE_LABELS) - 1,
             )  # fmt: skip
     return table

@@ -28,7 +28,7 @@ from leaderboards import (
 from leaderboards.metrics import METRICS
 from leaderboards.power import ALPHA, POWER, power_lines, runs_power
 from leaderboards.score_arrays import CUTS
-from leaderboards.site import publish_site
+from leaderboards.site import MANIFEST, Carried, publish_site
 
 app = typer.Typer(help="Leaderboards built from run directories.", no_args_is_help=True)
 console = Console()
@@ -152,7 +152,10 @@ def publish_cmd(
     runs: RunsArgument,
     out: Annotated[
         Path,
-        typer.Option(help="Directory of the site: new, empty, or an earlier site (replaced)."),
+        typer.Option(
+            help="Directory of the site: new, empty, or an earlier site (replaced; files you "
+            "added to it are kept)."
+        ),
     ],
     baseline: BaselineOption = None,
     reference: ReferenceOption = False,
@@ -177,10 +180,39 @@ def publish_cmd(
         )
     except (LeaderboardError, ImportError) as err:  # ImportError: matplotlib, naming the extra
         raise fail(escape(str(err))) from None
+    for line in result.cleared:
+        warnings.print(f"[yellow]note:[/] {escape(line)}")
     console.print(
         f"site written to {escape(str(out))}/ ({len(result.files)} files, "
         f"{len(result.board.runs)} runs): open {escape(str(out / 'index.html'))}"
     )
+    for line in carried_lines(result.carried):
+        console.print(escape(line), soft_wrap=True)
+
+
+def carried_lines(carried: Carried, shown: int = 5) -> list[str]:
+    """What happened to the earlier site's files that were not its own, in a line each."""
+
+    def names(found: tuple[str, ...]) -> str:
+        more = f" and {len(found) - shown} more" if len(found) > shown else ""
+        return ", ".join(found[:shown]) + more
+
+    def files(found: tuple[str, ...]) -> str:
+        return f"{len(found)} file{'' if len(found) == 1 else 's'}"
+
+    lines = []
+    if carried.kept:
+        lines.append(
+            f"kept {files(carried.kept)} you added to the earlier site (its {MANIFEST} "
+            f"does not list them): {names(carried.kept)}"
+        )
+    if carried.replaced:
+        lines.append(
+            f"did not keep {files(carried.replaced)} you changed in the earlier site (the new "
+            f"site writes its own in their place, or no longer has them): "
+            f"{names(carried.replaced)}"
+        )
+    return lines
 
 
 @app.command("power")

@@ -1,16 +1,19 @@
 """Reading runs: `ResultRecord`s from run directories, result files, or roots holding many runs.
 
 A path may be a `result.json`, one run directory (`runs/<experiment>/<designer>/seed-<n>/`), or
-any directory above runs, searched recursively. A board is built from the finished runs that
-read; every other run becomes one skipped line naming it, its kind (unfinished, failed,
-unreadable, other version) and what to do -- an unfinished run says how far it got, a failed
-one why it failed -- and the commands print those lines, so nothing is left out quietly.
+any directory above runs, searched recursively (a published site met on the way is skipped
+whole, no error: it holds copies of run files, not runs). A board is built from the finished
+runs that read; every other run becomes one skipped line naming it, its kind (unfinished,
+failed, unreadable, other version) and what to do -- an unfinished run says how far it got, a
+failed one why it failed, a record whose counts its own verdicts contradict which count -- and
+the commands print those lines, so nothing is left out quietly.
 `strict` refuses the whole set instead. Files are read by `run_records.run_files`, the reader that
 resume and `harness runs` use too.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +21,16 @@ from typing import Literal, cast, overload
 
 from leaderboards.errors import LeaderboardError
 from leaderboards.score_arrays import missing_flags
-from run_records import RESULT_FILE, RUN_FILE, ResultRecord, RunFileError, read_result, run_status
+from leaderboards.site_manifest import MANIFEST, is_site
+from run_records import (
+    RESULT_FILE,
+    RUN_FILE,
+    ResultRecord,
+    RunFileError,
+    read_result,
+    run_status,
+    tally_problem,
+)
 
 
 @dataclass(frozen=True)
@@ -45,7 +57,12 @@ def discover(paths: Iterable[Path]) -> list[Path]:
         if _is_run(path):
             found[path] = None
             continue
-        runs = sorted({p.parent for name in (RUN_FILE, RESULT_FILE) for p in path.rglob(name)})
+        runs = _runs_under(path)
+        if not runs and is_site(path):
+            raise LeaderboardError(
+                f"{path} is a published site ({MANIFEST}), not runs; pass the --out directory "
+                "of `harness compare`"
+            )
         if not runs:
             raise LeaderboardError(
                 f"{path}: no runs under it (no {RUN_FILE} or {RESULT_FILE}); "
@@ -147,6 +164,21 @@ def load_run(path: Path) -> LoadedRun:
     raise SkipError(path, "unfinished", line)
 
 
+def _runs_under(root: Path) -> list[Path]:
+    """Directories at or under `root` holding a run file, in path order; published sites are
+    left out whole: their copies of run files are not runs (a site may be published inside a
+    runs root)."""
+    found = []
+    for here, subdirs, files in os.walk(root):
+        if MANIFEST in files and is_site(Path(here)):
+            subdirs.clear()
+            continue
+        subdirs.sort()
+        if RUN_FILE in files or RESULT_FILE in files:
+            found.append(Path(here))
+    return sorted(found)
+
+
 def _is_run(path: Path) -> bool:
     return (path / RUN_FILE).is_file() or (path / RESULT_FILE).is_file()
 
@@ -167,23 +199,22 @@ def _read_record(source: Path, run: Path) -> ResultRecord:
 
 
 def _check_verdicts(record: ResultRecord, run: Path) -> None:
-    """Verdicts must add up to the suite's report, and carry a flag for every optimum their
-    suite version holds: the board reads both."""
+    """The verdicts must carry a flag for every optimum their suite version holds, and every
+    count the record holds must be what those verdicts give: a board shows both, so an edited
+    count (or an edited verdict) is refused rather than shown."""
     for name, suite in record.suites.items():
-        if (
-            len(suite.verdicts) != suite.greedy.overall.n
-            or sum(v.valid for v in suite.verdicts) != suite.greedy.overall.valid
-        ):
-            line = (
-                f"{run}: suite {name}'s per-instance verdicts do not match its report (the "
-                f"record was edited or damaged); remove {RESULT_FILE} and `--resume` the run"
-            )
-            raise SkipError(run, "unreadable", line)
         missing = missing_flags(suite)
         if missing is not None:
             line = (
                 f"{run}: suite {name} is of version {suite.suite_version} but some verdicts "
                 f"lack their {missing} flag (the record was edited or damaged); remove "
                 f"{RESULT_FILE} and `--resume` the run"
+            )
+            raise SkipError(run, "unreadable", line)
+        problem = tally_problem(suite)
+        if problem is not None:
+            line = (
+                f"{run}: suite {name} in {RESULT_FILE}: {problem} (the record was edited or "
+                f"damaged); remove {RESULT_FILE} and `--resume` the run"
             )
             raise SkipError(run, "unreadable", line)

@@ -2,11 +2,12 @@
 
 The harness writes these records and the leaderboards read them, so they sit below both: the
 per-round and final records (`schema`), the files of a run directory and how they are read
-(`run_files`), the stored answers and how they are judged (`answers`, `scoring`), the machine a
-run computed on (`machine`), a round's training in numbers (`training_summary`), the design
-steps' tally (`design_tally`), and the paper's headline "Sum" (`headline`). This package imports
-only `mapf_env` and `designers`; a reader of records never needs the harness installed with its
-backends, and a change to the contract is a change to one place.
+(`run_files`), the stored answers and how they are judged (`answers`, `scoring`), a result's
+counts checked against its own verdicts (`tallies`), the machine a run computed on (`machine`),
+a round's training in numbers (`training_summary`), the design steps' tally (`design_tally`),
+and the paper's headline "Sum" (`headline`). This package imports only `mapf_env` and
+`designers`; a reader of records never needs the harness installed with its backends, and a
+change to the contract is a change to one place.
 """
 
 from run_records.answers import (
@@ -71,12 +72,14 @@ from run_records.schema import (
     stamp,
 )
 from run_records.scoring import ScoredSuite, judge, score_answers, score_suite, store_scored
+from run_records.tallies import COUNT_FIELDS, tally_problem, verdict_reports
 from run_records.training_summary import DETAIL_KEYS, TrainingSummary, TrainStep, summarise
 
 __all__ = [
     "ANSWERS_DIR",
     "CHECKPOINT_DIR",
     "CONFIG_FILE",
+    "COUNT_FIELDS",
     "DETAIL_KEYS",
     "FAILURE_FILE",
     "MAX_ANSWERS_BYTES",
@@ -140,6 +143,8 @@ __all__ = [
     "store_scored",
     "summarise",
     "tally_design_steps",
+    "tally_problem",
+    "verdict_reports",
     "vouched_files",
     "write_answers",
 ]

@@ -4,7 +4,8 @@ On a terminal every run gets a rich bar that advances through each round's phase
 train, evaluate, design) and shows the live valid rate of the training rollouts and the last
 validation result. Where output is not a terminal (a CI log, a pipe) bars would only print at
 the end, so each finished round is a plain line instead. `--json` prints every event as a
-JSON line for scripts; `--quiet` prints nothing until the final table.
+JSON line for scripts; `--quiet` prints nothing until the final table. Designer names and
+design failures are user- and model-written: they are escaped, never read as rich markup.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class ProgressView(LiveView):
         if self.bars:
             for job in jobs:
                 self.tasks[job.designer, job.seed] = self.progress.add_task(
-                    f"{job.designer} seed {job.seed}",
+                    f"{escape(job.designer)} seed {job.seed}",
                     total=rounds * UNITS_PER_ROUND + 1,
                     status="waiting",
                 )
@@ -57,8 +58,8 @@ class ProgressView(LiveView):
             self._bar(event)
         elif not self.quiet and event.kind == "round":
             self.console.print(
-                f"{event.designer} seed {event.seed} round {event.round + 1}/{event.rounds}: "
-                f"{_validation(event)}{_design(event)}"
+                f"{escape(event.designer)} seed {event.seed} round {event.round + 1}/"
+                f"{event.rounds}: {_validation(event)}{_design(event)}"
             )
 
     def _bar(self, event: RunEvent) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from harness.policy_eval.events import EvalEvent
@@ -33,14 +34,14 @@ class EvalView(LiveView):
         elif self.bars:
             self._bar(event)
         elif not self.quiet and event.kind == "suite":
-            self.console.print(f"{event.suite}: {event.done} instances, {status(event)}")
+            self.console.print(f"{escape(event.suite)}: {event.done} instances, {status(event)}")
 
     def _bar(self, event: EvalEvent) -> None:
         if event.kind == "done":
             return
         task = self.tasks.get(event.suite)
         if task is None:
-            task = self.progress.add_task(event.suite, total=event.total, status="")
+            task = self.progress.add_task(escape(event.suite), total=event.total, status="")
             self.tasks[event.suite] = task
         self.progress.update(task, completed=event.done, status=status(event))
 

@@ -15,7 +15,8 @@ Layout of the site::
     files/<designer>-seed-<n>/    the run's small files (run.json, result.json, per round
                                   round.json, config.yaml, curves.jsonl); checkpoints never
     board.json, board.csv         the board itself, for other tools
-    site.json                     what wrote the site, and every file's sha256
+    site.json                     what wrote the site, and every file's sha256 (files a user
+                                  added, which it does not list, are kept by the next publish)
 
 No page fetches anything from the network or runs a script; the same runs and code give the
 same bytes (plots are saved with a fixed hash salt and no date).
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from leaderboards.readers import LoadedRun, RunSet
 from leaderboards.render import board_tables, render, template_environment
 from leaderboards.render.tables import TextTable, board_notes, provenance_note
 from leaderboards.score_arrays import CUTS
+from leaderboards.site.earlier import Carried, carry_user_files, clear_leftovers
 from leaderboards.site.figures import Trajectory, story
 from leaderboards.site.output import GENERATOR, MANIFEST, check_out, staged
 from leaderboards.site.runs import RunView, copy_raw_files, designer_slugs, run_view
@@ -48,11 +50,14 @@ HEADLINE = "main-"
 
 @dataclass(frozen=True)
 class SiteResult:
-    """What `publish_site` wrote."""
+    """What `publish_site` wrote, the earlier site's files it kept or replaced, and what it
+    cleared of killed publishes (one line each)."""
 
     out: Path
     files: tuple[str, ...]
     board: Board
+    carried: Carried = field(default_factory=Carried)
+    cleared: tuple[str, ...] = ()
 
 
 def publish_site(
@@ -67,10 +72,12 @@ def publish_site(
     title: str = "Designer leaderboard",
     pool_machines: bool = False,
 ) -> SiteResult:
-    """Write the static site of `runs` to `out` (replacing an earlier site there, atomically)."""
+    """Write the static site of `runs` to `out` (replacing an earlier site there, atomically,
+    with the files a user added to it carried over)."""
     from leaderboards import plots  # matplotlib is checked before the bootstrap's work
 
     plots.require_matplotlib()
+    cleared = tuple(clear_leftovers(out))
     check_out(out)
     board = build_board(
         runs,
@@ -84,7 +91,8 @@ def publish_site(
     )
     with staged(out) as root:
         files = _write_site(root, board, runs, title)
-    return SiteResult(out=out, files=files, board=board)
+        carried = carry_user_files(out, root)
+    return SiteResult(out=out, files=files, board=board, carried=carried, cleared=cleared)
 
 
 def _write_site(root: Path, board: Board, runs: Sequence[LoadedRun], title: str) -> tuple[str, ...]:

@@ -3,12 +3,12 @@
 `--out` may be a new path, an empty directory, or a site this command wrote before (it holds
 `site.json`); anything else is refused rather than overwritten. The site is written in full to
 `.<name>.tmp-<pid>` next to `--out` (same file system), and only then renamed into place, so a
-reader never sees half a site and a failed build leaves the old one untouched.
+reader never sees half a site and a failed build leaves the old one untouched
+(`leaderboards.site.earlier` keeps a user's files and clears what a killed publish left).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -16,9 +16,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from leaderboards.errors import LeaderboardError
+from leaderboards.site.earlier import leftover_name
+from leaderboards.site_manifest import GENERATOR, MANIFEST, is_site
 
-MANIFEST = "site.json"
-GENERATOR = "envdesign-bench leaderboard site"
+__all__ = ["GENERATOR", "MANIFEST", "check_out", "is_site", "staged"]
 
 
 def check_out(out: Path) -> None:
@@ -44,21 +45,13 @@ def check_out(out: Path) -> None:
         )
 
 
-def is_site(path: Path) -> bool:
-    try:
-        data = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and data.get("generator") == GENERATOR
-
-
 @contextmanager
 def staged(out: Path) -> Iterator[Path]:
     """A fresh temporary directory beside `out`; swapped into place when the block succeeds."""
     check_out(out)
     out = out.absolute()
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    tmp = out.parent / leftover_name(out, "tmp", os.getpid())
+    old = out.parent / leftover_name(out, "old", os.getpid())
     for leftover in (tmp, old):
         shutil.rmtree(leftover, ignore_errors=True)
     try:

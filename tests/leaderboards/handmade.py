@@ -10,7 +10,7 @@ from designers import Proposal
 from leaderboards import LoadedRun
 from mapf_env import EnvConfig, EvalReport, GenerationStats
 from mapf_env.report import RateCounts
-from run_records import InstanceVerdict, ResultRecord, RoundResult, SuiteResult
+from run_records import InstanceVerdict, ResultRecord, RoundResult, SuiteResult, verdict_reports
 
 EXPERIMENT = {"name": "hand", "backend": "cpu", "policy": "mlp", "rounds": 1, "designers": [],
               "seeds": [], "designer_options": {}, "benchmarks": ["3agents"]}  # fmt: skip
@@ -59,26 +59,10 @@ def suite(
                     **(flags if version >= 2 else {}),
                 )
             )  # fmt: skip
-    per_size = {size: _counts(items, version) for size, items in answers.items()}
-    overall = RateCounts(
-        n=sum(c.n for c in per_size.values()), valid=sum(c.valid for c in per_size.values()),
-        optimal=sum(c.optimal for c in per_size.values()),
-        optimal_soc=sum(c.optimal_soc or 0 for c in per_size.values()) if version >= 2 else None,
-        optimal_makespan=sum(c.optimal_makespan or 0 for c in per_size.values())
-        if version >= 2 else None,
-    )  # fmt: skip
-    report = EvalReport(overall=overall, per_size=per_size)
-    return SuiteResult(suite=name, n_agents=3, greedy=report, best_of=report, best_of_n=1,
-                       verdicts=tuple(rows), suite_version=version,
-                       content_sha256=f"hand-v{version}")  # fmt: skip
-
-
-def _counts(items: Sequence[Answer], version: int) -> RateCounts:
-    soc = sum(a[0] and a[1] for a in items)
-    span = sum(a[0] and a[2] for a in items if len(a) == 3)
-    return RateCounts(n=len(items), valid=sum(a[0] for a in items), optimal=soc,
-                      optimal_soc=soc if version >= 2 else None,
-                      optimal_makespan=span if version >= 2 else None)  # fmt: skip
+    reports = verdict_reports(tuple(rows))  # counts as a run folds them: boards check them
+    return SuiteResult(suite=name, n_agents=3, greedy=reports["greedy"],
+                       best_of=reports["best_of"], best_of_n=1, verdicts=tuple(rows),
+                       suite_version=version, content_sha256=f"hand-v{version}")  # fmt: skip
 
 
 def record(designer: str, seed: int, suites: Mapping[str, SuiteResult]) -> ResultRecord:

@@ -9,6 +9,7 @@ import shutil
 import stat
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -157,15 +158,21 @@ def test_a_zero_shot_record_on_a_subset_round_trips(tmp_path: Path) -> None:
 
 
 def test_a_tampered_verdict_is_caught_by_re_scoring(one_run: Path, tmp_path: Path) -> None:
-    def better(entries: Members, manifest: dict[str, Any]) -> None:
+    def better(entries: Members, manifest: dict[str, Any], *, thorough: bool = True) -> None:
         record = record_of(entries)
         _, verdict = first_invalid(record)
+        size, failure = str(verdict["size"]), verdict["failure"]
         verdict.update(valid=True, failure=None)
         greedy = record["suites"]["3agents"]["greedy"]
         greedy["overall"]["valid"] += 1  # the counts agree with the verdicts again
-        greedy["per_size"][str(verdict["size"])]["valid"] += 1
+        greedy["per_size"][size]["valid"] += 1
+        if thorough:  # and so do the failure counts
+            greedy["failures"][failure] -= 1
+            greedy["per_size_failures"][size][failure] -= 1
         put_record(entries, record)
 
+    careless = edited(one_run, tmp_path / "careless.zip", partial(better, thorough=False))
+    refused(lambda: verify_bundle(careless), "greedy failures[")  # the record contradicts itself
     forged = edited(one_run, tmp_path / "forged.zip", better)
     verification = verify_bundle(forged)
     assert not verification.ok
@@ -173,7 +180,7 @@ def test_a_tampered_verdict_is_caught_by_re_scoring(one_run: Path, tmp_path: Pat
     assert verification.mismatches[0].startswith(
         f"{RUN}: suite 3agents instance {verdict['id']}: valid stored True, re-scored False"
     )
-    assert verification.mismatch_count == 3  # the verdict and the two counts edited with it
+    assert verification.mismatch_count == 5  # the verdict and the four counts edited with it
     board = tmp_path / "board"
     refused(lambda: merge_bundles([forged], board), "re-scored results disagree with the stored")
     assert not board.exists()
@@ -375,9 +382,9 @@ def test_the_cli_refuses_in_one_line(one_run: Path, compare_root: Path, tmp_path
     assert "store no benchmark answers" in made.output
 
     def flip(entries: Members, manifest: dict[str, Any]) -> None:
-        record = record_of(entries)
+        record = record_of(entries)  # a cost no count holds: only re-scoring can tell
         for verdict in record["suites"]["3agents"]["verdicts"]:
-            verdict["best_of_optimal"] = not verdict["best_of_optimal"]
+            verdict["cost"] = (verdict["cost"] or 0) + 1
         put_record(entries, record)
 
     forged = edited(one_run, tmp_path / "forged.zip", flip)

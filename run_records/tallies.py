@@ -1,0 +1,144 @@
+"""A suite result's counts checked against its own per-instance verdicts.
+
+A result carries both the verdict of every instance and the reports folded from them (counts
+overall and per size, greedy and best-of, and the greedy failure counts). Readers show the
+counts, so a record whose counts were edited -- or damaged -- would show numbers nobody
+measured. The reports are folded again here from the verdicts, with the testbed's own fold
+(`EvalReport.from_verdicts`), and every count must agree; re-scoring the stored answers is
+`harness leaderboard verify`'s job and far slower, so this checks the record against itself.
+Best-of failure counts cannot be checked: a verdict keeps only the greedy answer's failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from mapf_env import EvalReport, FailureType, Verdict
+from mapf_env.report import FAILURE_TYPES, RateCounts
+from run_records.schema import InstanceVerdict, SuiteResult
+
+__all__ = ["COUNT_FIELDS", "tally_problem", "verdict_reports"]
+
+COUNT_FIELDS = ("n", "valid", "optimal", "optimal_soc", "optimal_makespan")
+"""The counts of every group of a report, in the order they are checked."""
+
+_OPTIMAL_FLAGS = {
+    "greedy": ("valid", ("optimal", "optimal_soc", "optimal_makespan")),
+    "best_of": ("best_of_valid", ("best_of_optimal", "best_of_optimal_soc",
+                                  "best_of_optimal_makespan")),
+}  # fmt: skip
+"""Per kind of answer: the verdict's validity flag, and the flags that require it."""
+
+
+def verdict_reports(verdicts: tuple[InstanceVerdict, ...]) -> dict[str, EvalReport]:
+    """The greedy and best-of reports the verdicts fold into (best-of without failures)."""
+    return {
+        "greedy": EvalReport.from_verdicts((v.size, _greedy(v)) for v in verdicts),
+        "best_of": EvalReport.from_verdicts((v.size, _best_of(v)) for v in verdicts),
+    }
+
+
+def tally_problem(result: SuiteResult) -> str | None:
+    """The first count of `result` its own verdicts contradict, as a phrase naming the size and
+    field (`size 5 greedy valid is 7 but its per-instance verdicts give 6`); None when all agree."""
+    problem = next(_verdict_problems(result.verdicts), None)
+    if problem is not None:
+        return problem
+    derived = verdict_reports(result.verdicts)
+    for answers, report in (("greedy", result.greedy), ("best_of", result.best_of)):
+        problem = next(_report_problems(answers, report, derived[answers]), None)
+        if problem is not None:
+            return problem
+    return next(_failure_problems(result.greedy, derived["greedy"]), None)
+
+
+def _greedy(v: InstanceVerdict) -> Verdict:
+    failure = FailureType(v.failure) if v.failure is not None else None
+    return Verdict(valid=v.valid, failure=failure, detail="", optimal=v.optimal,
+                   optimal_soc=v.optimal_soc, optimal_makespan=v.optimal_makespan)  # fmt: skip
+
+
+def _best_of(v: InstanceVerdict) -> Verdict:
+    return Verdict(valid=v.best_of_valid, failure=None, detail="", optimal=v.best_of_optimal,
+                   optimal_soc=v.best_of_optimal_soc,
+                   optimal_makespan=v.best_of_optimal_makespan)  # fmt: skip
+
+
+def _verdict_problems(verdicts: tuple[InstanceVerdict, ...]) -> Iterator[str]:
+    """Verdicts that contradict themselves: an optimal invalid answer, a valid answer with a
+    failure (or an invalid one without), a failure that is none of the eight checks."""
+    for v in verdicts:
+        where = f"instance {_short(v.id)} (size {v.size})"
+        if v.failure is not None and v.failure not in FAILURE_TYPES:
+            yield f"{where} greedy failure is not one of the eight checks"
+        elif v.valid == (v.failure is not None):
+            yield f"{where} greedy valid is {_json(v.valid)} but its failure is {_json(v.failure)}"
+        for answers, (validity, flags) in _OPTIMAL_FLAGS.items():
+            if getattr(v, validity):
+                continue
+            for flag in flags:
+                if getattr(v, flag):
+                    yield f"{where} {answers} {flag} is true on an invalid answer"
+
+
+def _report_problems(answers: str, report: EvalReport, derived: EvalReport) -> Iterator[str]:
+    """Sizes and counts of `report` that `derived` (its verdicts' fold) does not give; a count
+    no verdicts could give at all (more optimal than valid, more valid than answers) says so."""
+    if sorted(report.per_size) != sorted(derived.per_size):
+        yield (
+            f"{answers} sizes are {_sizes(report.per_size)} but its per-instance verdicts have "
+            f"sizes {_sizes(derived.per_size)}"
+        )
+        return
+    groups = [(f"size {s}", report.per_size[s], derived.per_size[s]) for s in derived.per_size]
+    for where, counts, right in [*groups, ("overall", report.overall, derived.overall)]:
+        for field in COUNT_FIELDS:
+            said, given = getattr(counts, field), getattr(right, field)
+            if said != given:
+                yield (
+                    f"{where} {answers} {field} is {_json(said)}{_impossible(field, counts)} but "
+                    f"its per-instance verdicts give {_json(given)}"
+                )
+
+
+def _impossible(field: str, counts: RateCounts) -> str:
+    """', above valid (7)' when `field`'s count is one no verdicts could give, else ''."""
+    value, bound, name = getattr(counts, field), counts.valid, "valid"
+    if field == "valid":
+        bound, name = counts.n, "the answers"
+    if field == "n" or value is None or value <= bound:
+        return ""
+    return f", above {name} ({_json(bound)}),"
+
+
+def _failure_problems(report: EvalReport, derived: EvalReport) -> Iterator[str]:
+    """Greedy failure counts, overall and per size, that the verdicts do not give."""
+    groups: list[tuple[str, Mapping[str, int], Mapping[str, int]]] = [
+        ("overall", report.failures, derived.failures)
+    ]
+    for size in sorted({*report.per_size_failures, *derived.per_size_failures}):
+        mine = report.per_size_failures.get(size, {})
+        groups.append((f"size {size}", mine, derived.per_size_failures.get(size, {})))
+    for where, said, given in groups:
+        for name in sorted({*said, *given}):
+            if said.get(name, 0) != given.get(name, 0):
+                yield (
+                    f"{where} greedy failures[{_short(name)}] is {_json(said.get(name, 0))} but "
+                    f"its per-instance verdicts give {given.get(name, 0)}"
+                )
+
+
+def _sizes(per_size: Mapping[int, RateCounts]) -> str:
+    return _short(",".join(str(s) for s in sorted(per_size)) or "none")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """A string from the record, cut so that a hostile one cannot flood the message."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _json(value: object) -> str:
+    """A flag or count as the record's JSON spells it."""
+    if value is None:
+        return "null"
+    return str(value).lower() if isinstance(value, bool) else _short(str(value))
