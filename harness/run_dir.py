@@ -55,6 +55,7 @@ from run_records import (
     RunDirError,
     RunFileError,
     check_round,
+    first_difference,
     one_line,
     read_failure,
     read_result,
@@ -222,21 +223,6 @@ def resume_view(experiment: Mapping[str, Any], designer: str) -> dict[str, Any]:
     if isinstance(options, Mapping):
         view["designer_options"] = {k: v for k, v in options.items() if k in own}
     return view
-
-
-def first_difference(
-    a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = ""
-) -> tuple[str, Any, Any] | None:
-    """The first dotted key (in sorted order) whose values differ, with both values."""
-    for key in sorted(set(a) | set(b)):
-        x, y = a.get(key, "<missing>"), b.get(key, "<missing>")
-        if isinstance(x, Mapping) and isinstance(y, Mapping):
-            inner = first_difference(x, y, f"{prefix}{key}.")
-            if inner is not None:
-                return inner
-        elif x != y:
-            return f"{prefix}{key}", x, y
-    return None
 
 
 def create_exclusive(path: Path, data: bytes) -> bool:

@@ -41,7 +41,7 @@ def bundle_cmd(
     try:
         summary = bundle_runs(runs, out)
     except LeaderboardError as err:
-        raise fail(escape(str(err))) from None
+        raise fail(str(err)) from None
     manifest = summary.manifest
     console.print(
         f"bundle written to {escape(str(out))}: {len(manifest.runs)} runs, "
@@ -55,7 +55,7 @@ def verify_cmd(bundle: BundleArgument) -> None:
         with _progress("re-scoring answers") as advance:
             verification = verify_bundle(bundle, on_progress=advance)
     except LeaderboardError as err:
-        raise fail(escape(str(err))) from None
+        raise fail(str(err)) from None
     if not verification.ok:
         for line in verification.mismatches:
             errors.print(f"[bold red]mismatch:[/] {escape(line)}")
@@ -85,7 +85,7 @@ def merge_cmd(
             merged = merge_bundles(bundles, into, pool_machines=pool_machines,
                                    on_progress=advance)  # fmt: skip
     except LeaderboardError as err:
-        raise fail(escape(str(err))) from None
+        raise fail(str(err)) from None
     already = f"; {len(merged.already)} already there" if merged.already else ""
     console.print(
         f"merged {len(merged.added)} runs from {len(bundles)} bundles into "

@@ -134,7 +134,7 @@ def show_cmd(
             pool_machines=pool_machines,
         )
     except LeaderboardError as err:
-        raise fail(escape(str(err))) from None  # paths and values are not markup
+        raise fail(str(err)) from None  # paths and values are not markup
     cuts = cast(list[Cut], details)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -179,7 +179,7 @@ def publish_cmd(
             pool_machines=pool_machines,
         )
     except (LeaderboardError, ImportError) as err:  # ImportError: matplotlib, naming the extra
-        raise fail(escape(str(err))) from None
+        raise fail(str(err)) from None
     for line in result.cleared:
         warnings.print(f"[yellow]note:[/] {escape(line)}")
     console.print(
@@ -241,7 +241,7 @@ def power_cmd(
                            answers="best_of" if best_of else "greedy", alpha=alpha, power=power,
                            pool_machines=pool_machines)  # fmt: skip
     except LeaderboardError as err:
-        raise fail(escape(str(err))) from None
+        raise fail(str(err)) from None
     chosen = [d for d in found if metric is None or d.metric == metric]
     if not chosen:
         raise fail(f"the runs cannot give {metric}: their suites hold no such optimum")

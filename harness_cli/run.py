@@ -61,7 +61,7 @@ def preset_path(preset: str) -> Path:
     try:
         return resolve_preset(preset)
     except ConfigError as err:
-        raise fail(escape(str(err))) from None
+        raise fail(str(err)) from None
 
 
 def load_experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
@@ -69,7 +69,7 @@ def load_experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
     try:
         experiment = ExperimentConfig.load(config, overrides)
     except ConfigError as err:
-        raise fail(escape(str(err))) from None
+        raise fail(str(err)) from None
     return experiment
 
 
@@ -97,7 +97,7 @@ class Where:
                                           cpus_per_run=cpus_per_run,
                                           gpus_per_run=gpus_per_run)  # fmt: skip
         except (ExecutorUnavailable, LoggerUnavailable, ValueError) as err:
-            raise fail(escape(str(err))) from None
+            raise fail(str(err)) from None
 
 
 def dry_run(experiment: ExperimentConfig, out: Path, executor: str, ray_address: str | None,
@@ -115,7 +115,7 @@ def dry_run(experiment: ExperimentConfig, out: Path, executor: str, ray_address:
             experiment, out, concurrent=at_once, ray_address=ray_address if local else None
         )
     except BackendUnavailable as err:
-        raise fail(escape(str(err))) from None
+        raise fail(str(err)) from None
     print(text, end="")
 
 
@@ -135,7 +135,7 @@ def _run(experiment: ExperimentConfig, where: Where) -> None:
     except PreflightFailed as err:
         raise fail_lines(err.problems) from None
     except USER_ERRORS as err:
-        raise fail(escape(str(err))) from None
+        raise fail(str(err)) from None
     except KeyboardInterrupt as err:
         stop = as_interrupted(err)
         for line in interrupted_lines(stop.signal_name, experiment, jobs, where.out):

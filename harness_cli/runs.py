@@ -75,7 +75,7 @@ def show_cmd(run: Annotated[Path, typer.Argument(help="A run directory.")]) -> N
         record = read_result(run) if (run / RESULT_FILE).exists() else None
         failure = read_failure(run)
     except RunFileError as err:
-        raise fail(escape(str(err))) from None
+        raise fail(str(err)) from None
     rounds = list(record.rounds) if record is not None else _finished_rounds(run)
     console.print(_rounds_table(run, rounds, total))
     if rounds:

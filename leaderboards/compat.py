@@ -24,7 +24,7 @@ from typing import Any
 
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun
-from run_records import MachineRecord, SuiteResult
+from run_records import MachineRecord, SuiteResult, first_difference
 
 FREE_FIELDS = ("name", "designers", "seeds", "designer_options")
 """Experiment fields that may differ between runs on one board."""
@@ -130,7 +130,7 @@ def _same_benchmark(a: LoadedRun, b: LoadedRun, suite: str) -> None:
 
 
 def _same_experiment(a: LoadedRun, b: LoadedRun, pool_machines: bool) -> None:
-    where = _first_difference(
+    where = first_difference(
         shared_experiment(a, pool_machines=pool_machines),
         shared_experiment(b, pool_machines=pool_machines),
     )
@@ -154,7 +154,7 @@ def _same_machine(a: LoadedRun, b: LoadedRun) -> None:
             f"{other.name} has no machine record (written before precision and CPU were "
             f"recorded) but {known.name} computed with {_setup(known.record.machine)}: {POOL_HINT}"
         )
-    where = _first_difference(x.pool_key(), y.pool_key())
+    where = first_difference(x.pool_key(), y.pool_key())
     if where is not None:
         key, mine, theirs = where
         raise LeaderboardError(
@@ -192,17 +192,3 @@ def _same_options(runs: Sequence[LoadedRun]) -> None:
 def _options(run: LoadedRun) -> Any:
     options = run.record.experiment.get("designer_options") or {}
     return options.get(run.record.designer, {}) if isinstance(options, Mapping) else options
-
-
-def _first_difference(
-    a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = ""
-) -> tuple[str, Any, Any] | None:
-    for key in sorted(set(a) | set(b)):
-        x, y = a.get(key, "<missing>"), b.get(key, "<missing>")
-        if isinstance(x, Mapping) and isinstance(y, Mapping):
-            inner = _first_difference(x, y, f"{prefix}{key}.")
-            if inner is not None:
-                return inner
-        elif x != y:
-            return f"{prefix}{key}", x, y
-    return None

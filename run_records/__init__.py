@@ -23,6 +23,7 @@ from run_records.answers import (
     read_answers,
     write_answers,
 )
+from run_records.config_diff import first_difference
 from run_records.design_tally import DesignTally, reason_text, tally_design_steps
 from run_records.headline import SUM_HEADER, SuiteSum, mean_sum, pct, size_mean
 from run_records.machine import (
@@ -120,6 +121,7 @@ __all__ = [
     "current_machine",
     "decode_answers",
     "encode_answers",
+    "first_difference",
     "judge",
     "mean_sum",
     "native_bf16",
