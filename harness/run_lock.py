@@ -131,13 +131,14 @@ class RunLock:
             os.close(fd)  # its holder removed the file as we waited on it: lock the new one
         self._fd = fd
         with contextlib.suppress(OSError):  # who holds it is a courtesy; the lock is what counts
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, Holder.me().dump(), 0)
+            _write_holder(self.path)
 
     def _open(self) -> int:
         try:
             self.run.mkdir(parents=True, exist_ok=True)
-            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            # held through a read-only descriptor: the lock keeps no file open for writing, so
+            # a filesystem can still turn read-only under a run, which then fails in its words
+            return os.open(self.path, os.O_RDONLY | os.O_CREAT, 0o644)
         except OSError as err:
             raise RunDirError(
                 f"{self.run}: cannot create its lock file {self.path.name} ({err.strerror}); "
@@ -212,6 +213,16 @@ def claim_runs(runs: Iterable[Path]) -> Iterator[None]:
         for run in sorted(set(runs)):
             held.enter_context(RunLock(run, COMMAND_LOCK))
         yield
+
+
+def _write_holder(path: Path) -> None:
+    """Say in the lock file who holds it, through a descriptor closed at once."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, Holder.me().dump(), 0)
+    finally:
+        os.close(fd)
 
 
 def _same_file(fd: int, path: Path) -> bool:

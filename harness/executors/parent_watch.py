@@ -8,7 +8,9 @@ starts (its workers, and the manager that carries their events) runs `die_with_p
 - On Linux, ``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills the worker as its parent
   exits, whatever the worker is doing at that moment. SIGKILL because a worker has nothing to
   save -- every file is written atomically and a round counts only once its record is on disk --
-  and because no handler a library installed can delay it. A worker's own children (verl's
+  and because no handler a library installed can delay it. The kernel ties the signal to the
+  *thread* that started the worker: the pool starts its workers in `submit`, from the thread
+  that then waits for them all, so that thread outlives them. A worker's own children (verl's
   trainer and server) carry a death signal of their own, tied to the worker.
 - Everywhere, a daemon thread that compares ``os.getppid()`` with the parent's pid every
   `POLL_S` seconds and kills the worker once they differ (the orphan was adopted). It covers

@@ -67,7 +67,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.backends.verl.rollout_dumps import DumpFiles
+from harness.backends.verl.rollout_dumps import Dump, DumpFiles
 from run_records import TrainStep
 
 if TYPE_CHECKING:
@@ -116,6 +116,10 @@ def complete_lines(path: Path, offset: int) -> tuple[list[str], int]:
     end = data.rfind(b"\n") + 1
     lines = data[:end].decode("utf-8", errors="replace").splitlines()
     return [line for line in lines if line.strip()], offset + end
+
+
+def _whole(dump: Dump | None, expected: int | None) -> bool:
+    return dump is not None and dump.complete(expected)
 
 
 def _number(data: dict[str, Any], key: str, default: float) -> float:
@@ -250,6 +254,10 @@ class RoundCurves:
         new = []
         for verl_step, step in sorted(self._held.items()):
             dump = dumps[verl_step]
+            if self.trailing and verl_step < self._done and not _whole(dump, self.expected):
+                # read before a later dump was seen complete: one writer, in order, so this
+                # one's writer has finished since -- read it again rather than give it up
+                dump = self.dumps.read(verl_step, self.expected)
             if dump is not None and dump.complete(self.expected):
                 new += self._settle_one(verl_step, step, dump.rate)
                 if dump.final(self.expected) and not self.keep_rollouts:
