@@ -10,6 +10,7 @@ readers ignore (`is_temporary`) and the next attempt removes.
 
 from __future__ import annotations
 
+import errno
 import os
 import uuid
 from collections.abc import Iterator
@@ -24,9 +25,12 @@ TEMP_SUFFIX = ".tmp"
 
 
 @contextmanager
-def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+def atomic_writer(path: str | os.PathLike[str], *, exclusive: bool = False) -> Iterator[BinaryIO]:
     """A binary file to stream into (``torch.save(state, f)``) that becomes `path` only when
     the block ends without an error; on an error the temporary file is removed.
+
+    `exclusive`: `path` is created only if it does not exist yet, else `FileExistsError` and
+    nothing changes -- of two processes creating one file, exactly one succeeds.
 
     The temporary file lives in the target's directory because `os.replace` is only atomic
     within one filesystem; it is created with mode 0o666 so the umask applies as for an
@@ -46,7 +50,7 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, target)
+        _publish(tmp, target, exclusive)
         fsync_directory(target.parent)
     except BaseException as err:
         with suppress(OSError):  # the error being raised says more than a failed clean-up
@@ -56,10 +60,32 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write `data` to `path` so readers see either the old file or the whole new one."""
-    with atomic_writer(path) as f:
+def atomic_write_bytes(
+    path: str | os.PathLike[str], data: bytes, *, exclusive: bool = False
+) -> None:
+    """Write `data` to `path` so readers see either the old file or the whole new one
+    (`exclusive`: only a new one, as `atomic_writer` says)."""
+    with atomic_writer(path, exclusive=exclusive) as f:
         f.write(data)
+
+
+def _publish(tmp: Path, target: Path, exclusive: bool) -> None:
+    """Give the whole temporary file its name. Exclusively by a hard link, which unlike a rename
+    fails when the target exists; on a filesystem without hard links by a rename after a check
+    (not atomic there: a caller that must not race holds a lock of its own)."""
+    if not exclusive:
+        os.replace(tmp, target)
+        return
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links here
+        if target.exists():
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target)) from None
+        os.replace(tmp, target)
+    else:
+        tmp.unlink()
 
 
 def fsync_directory(directory: str | os.PathLike[str]) -> None:

@@ -32,16 +32,15 @@ failure message, a plug-in designer's own notes).
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from designers import parse_entry
-from envdesign_common import atomic_write_bytes, key_env_names, key_redactor
+from envdesign_common import Redactor, atomic_write_bytes, key_env_names, key_redactor
 from harness.experiment import ExperimentConfig
 from mapf_env.field_errors import shorten
 from run_records import (
@@ -97,8 +96,10 @@ class RunDir:
             raise RunDirError(problem)
         if not (self.path / RUN_FILE).exists():
             record = {**stamp(), "experiment": self.experiment.model_dump(mode="json")}
-            if not create_exclusive(self.path / RUN_FILE, json.dumps(record, indent=2).encode()):
-                raise RunDirError(self._taken())
+            try:
+                self.write_json(RUN_FILE, record, exclusive=True)
+            except FileExistsError:
+                raise RunDirError(self._taken()) from None
 
     def problem(self, resume: bool) -> str | None:
         """Why `open(resume)` would refuse this run (one line), or None when it can go on.
@@ -133,18 +134,24 @@ class RunDir:
             "another --out or --set name=..."
         )
 
-    def write_json(self, relative: str | Path, data: Any) -> None:
+    def write_json(self, relative: str | Path, data: Any, *, exclusive: bool = False) -> None:
         text = (
             data.model_dump_json(indent=2)
             if hasattr(data, "model_dump_json")
             else json.dumps(data, indent=2)
         )
-        self.write_text(relative, text)
+        self.write_text(relative, text, exclusive=exclusive)
 
-    def write_text(self, relative: str | Path, text: str) -> None:
-        """Write `text` with the run's keys redacted (see the module docstring)."""
-        named = key_env_names(self.experiment.model_dump(mode="json"))
-        atomic_write_bytes(self.path / relative, key_redactor(named).redact(text).encode("utf-8"))
+    def write_text(self, relative: str | Path, text: str, *, exclusive: bool = False) -> None:
+        """Write `text` with the run's keys redacted (see the module docstring); `exclusive`:
+        only if the file does not exist yet (`FileExistsError` otherwise)."""
+        data = self._redactor.redact(text).encode("utf-8")
+        atomic_write_bytes(self.path / relative, data, exclusive=exclusive)
+
+    @cached_property
+    def _redactor(self) -> Redactor:
+        """The run's keys, looked up once: its config and environment are fixed for its life."""
+        return key_redactor(key_env_names(self.experiment.model_dump(mode="json")))
 
     def finished_rounds(self) -> list[RoundResult]:
         """The finished rounds, in order, up to the first unfinished one.
@@ -223,29 +230,3 @@ def resume_view(experiment: Mapping[str, Any], designer: str) -> dict[str, Any]:
     if isinstance(options, Mapping):
         view["designer_options"] = {k: v for k, v in options.items() if k in own}
     return view
-
-
-def create_exclusive(path: Path, data: bytes) -> bool:
-    """Write `path` whole, only if it does not exist yet; False (nothing written) if it does.
-
-    The data goes to a temporary file first, which is then hard-linked to `path`: a link, unlike
-    a rename, fails when the target exists. Where the filesystem has no hard links the file is
-    renamed into place instead (the caller's run lock keeps that from racing)."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with open(tmp, "xb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        except OSError:  # no hard links here
-            if path.exists():
-                return False
-            os.replace(tmp, path)
-        return True
-    finally:
-        tmp.unlink(missing_ok=True)

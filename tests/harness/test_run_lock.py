@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.run_dir import create_exclusive
+from envdesign_common import atomic_write_bytes
 from harness.run_lock import (
     COMMAND_LOCK,
     WRITER_LOCK,
@@ -119,6 +119,7 @@ def test_a_refusal_crosses_from_a_worker_process_intact(tmp_path: Path) -> None:
 def test_a_fresh_run_record_is_created_exclusively(tmp_path: Path) -> None:
     """`RunDir.open` creates run.json this way: a second creator is refused, not overwriting."""
     target = tmp_path / "run.json"
-    assert create_exclusive(target, b"first")
-    assert not create_exclusive(target, b"second")
+    atomic_write_bytes(target, b"first", exclusive=True)
+    with pytest.raises(FileExistsError):
+        atomic_write_bytes(target, b"second", exclusive=True)
     assert target.read_bytes() == b"first" and [p.name for p in tmp_path.iterdir()] == ["run.json"]
