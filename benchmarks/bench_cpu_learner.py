@@ -8,6 +8,9 @@ machines even when the absolute seconds do not:
 * a 1000-instance round (n = 8, 3 epochs; target <= 5 s) in fp32, against the same round with
   ``precision="bf16"``: the cost or gain of asking for bf16 (it pays only on CPUs with native
   bf16, avx512_bf16 or amx_bf16; elsewhere torch emulates it, and the header says which);
+* the same fp32 round against itself with torch's own products (MKL) instead of the pinned
+  OpenBLAS tiles that compute alike on every x86-64 CPU with AVX2 and any thread count
+  (`harness.backends.cpu.products`): what that reproducibility costs;
 * greedy evaluation of all 3,150 benchmark instances (3/4/5 agents; target <= 30 s), against
   the same rollout without vectorisation (one instance per rollout) on a small sample, per
   instance.
@@ -35,7 +38,8 @@ import argparse
 import os
 import resource
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 
 import torch
@@ -43,6 +47,7 @@ from bench_console import bench_console
 from rich.table import Table
 
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
+from harness.backends.cpu import policy as learner_policy
 from harness.backends.cpu.settings import CPU_POLICIES
 from harness.evaluate import validation_report
 from mapf_env import EvalReport, Instance, generate, load_suite, random_config, verify
@@ -62,6 +67,20 @@ def timed(fn: Callable[[], object]) -> tuple[float, float]:
     started, cpu = time.perf_counter(), cpu_seconds()
     fn()
     return time.perf_counter() - started, cpu_seconds() - cpu
+
+
+@contextmanager
+def torch_products() -> Iterator[None]:
+    """The learner's fp32 products by torch (MKL) instead of the pinned OpenBLAS tiles
+    (`harness.backends.cpu.products`): the reference for what the pinning costs. MKL's branch
+    is the process's (``MKL_CBWR``: COMPATIBLE as the learner pins it, the only branch MKL
+    keeps alike on Intel and AMD; run with ``MKL_CBWR=AVX2`` for the fastest one on Intel)."""
+    saved = learner_policy.in_fp32
+    learner_policy.in_fp32 = lambda x, weight: False
+    try:
+        yield
+    finally:
+        learner_policy.in_fp32 = saved
 
 
 def train_seconds(
@@ -89,6 +108,8 @@ def main(quick: bool = False) -> None:
     (t_paper, c_paper), trained = train_seconds(paper, precision="fp32")
     (t_small, c_small), _ = train_seconds(round_small, precision="fp32")
     (t_small16, c_small16), _ = train_seconds(round_small, precision="bf16")
+    with torch_products():
+        (t_mkl, c_mkl), _ = train_seconds(round_small, precision="fp32")
     answers: list[list[str]] = []
     t_eval, c_eval = timed(lambda: answers.extend(trained.respond(bench)))
     picks = bench[:: max(1, len(bench) // sample)][:sample]
@@ -113,6 +134,14 @@ def main(quick: bool = False) -> None:
         "5",
         f"bf16 {t_small16:.1f}s ({c_small16:.1f} cpu s)",
         f"bf16 takes {t_small16 / t_small:.2f}x the time ({c_small16 / c_small:.2f}x cpu)",
+    )
+    table.add_row(
+        f"round {len(round_small)} x 8 x 3, fp32",
+        f"{t_small:.1f}",
+        f"{c_small:.1f}",
+        "5",
+        f"torch's products (MKL {here.mkl_branch}) {t_mkl:.1f}s ({c_mkl:.1f} cpu s)",
+        f"pinned products take {t_small / t_mkl:.2f}x the time ({c_small / c_mkl:.2f}x cpu)",
     )
     per_loop = t_loop / len(picks)
     table.add_row(

@@ -49,7 +49,16 @@ from harness.round_timings import accounted, benchmark_timings
 from harness.run_dir import RunDir
 from mapf_env import EnvConfig, generate, load_suite
 from mapf_env.sampler import slot_seed
-from run_records import ResultRecord, RoundResult, RunFileError, one_line, stamp, store_scored
+from run_records import (
+    MachineRecord,
+    ResultRecord,
+    RoundResult,
+    RunFileError,
+    one_line,
+    over_rounds,
+    stamp,
+    store_scored,
+)
 
 
 def run_designer(
@@ -116,12 +125,21 @@ def run_designer(
                           initial_source="designer" if own else "shared",
                           rounds=tuple(rounds), suites=suites, answers_sha256=answers_sha256,
                           allow_design_failures=allow_design_failures,
-                          machine=machine_of(backend),
+                          machine=run_machine(backend, rounds),
                           benchmark_timings=benchmark_timings(clock, backend, experiment.rounds),
                           seconds=time.perf_counter() - started)  # fmt: skip
     run.write_result(record)
     watch.phase("done", experiment.rounds)
     return record
+
+
+def run_machine(backend: Backend, rounds: Sequence[RoundResult]) -> MachineRecord | None:
+    """How the run computed: the backend's machine record, marked mixed where a round's
+    recorded fingerprint differs from this process's (a run resumed elsewhere)."""
+    machine = machine_of(backend)
+    if machine is None:
+        return None
+    return over_rounds(machine, ((r.target or {}).get("fingerprint") for r in rounds))
 
 
 def start_run(

@@ -1,40 +1,28 @@
-"""What a run's numbers depend on beyond its config: precision, CPU, kernels, versions, threads.
+"""What a run's numbers depend on beyond its config, and the fingerprint that settles it.
 
-The CPU learner's float results depend on which kernels compute them, and torch and MKL pick
-kernels by the CPU they find: the same seed then gives other answers -- and possibly other
-conclusions -- on another machine. Two things follow.
+The CPU learner's float results depend on which kernels compute them and in which order they
+sum, and libraries pick kernels by the CPU they find: left alone, the same seed gives other
+answers -- and possibly other conclusions -- on another machine. So:
 
 * `pin_cpu_kernels` asks torch and MKL, before torch is first used, to take the same code
-  paths on every x86 CPU where they can (`PINNED`): ATen's vectorised kernels at AVX2 (the
-  widest ISA that laptops and servers share; AVX-512 machines otherwise run other, wider
-  kernels), and MKL's conditional numerical reproducibility at its AVX2 branch. `setdefault`
-  leaves a user's own choice alone.
-* `MachineRecord` says what was in effect, read back from torch and MKL rather than assumed,
-  and every run record carries it, so boards can refuse to pool runs that computed differently
-  (`MachineRecord.pool_key`).
+  paths on every x86-64 CPU with AVX2 (`PINNED`): ATen's vectorised kernels at AVX2 (AVX-512
+  machines otherwise run other, wider ones), and MKL's ``COMPATIBLE`` branch, the one MKL
+  honours on Intel and AMD CPUs alike (its AVX2 branch is Intel's only: an AMD CPU runs
+  ``AUTO`` instead). The learner's fp32 matrix products do not use MKL at all
+  (`harness.backends.cpu.products`: OpenBLAS's Haswell kernels, in tiles fixed whatever the
+  thread count); what MKL still computes there is torch's vector math (exp, log, sqrt, tanh),
+  whose results follow the branch, which on an AVX-512 CPU gave the same bits with MKL limited
+  to SSE4.2, AVX2 or AVX-512 instructions. `setdefault` leaves a user's own choice alone.
+* `MachineRecord` says what was in effect, read back from torch, MKL and OpenBLAS rather than
+  assumed, and the learner's `fingerprint`: a checksum of what a fixed tiny training computed
+  in the run's process (`harness.backends.cpu.fingerprint`). Boards pool runs whose
+  fingerprints agree and refuse to pool others unless asked (`MachineRecord.pool_key`): what
+  was computed decides, not what the flags suggest.
 
-What is known about how far the pinning reaches (torch 2.13, MKL 2024.2):
-
-* ``ATEN_CPU_CAPABILITY`` is honoured: ``default`` turns this machine's AVX2 kernels off, which
-  `torch.backends.cpu.get_cpu_capability` reports. That ``avx2`` makes an AVX-512 machine run
-  the AVX2 kernels is torch's documented behaviour; it was not checked on such a machine.
-* ``MKL_CBWR=AVX2`` pins MKL's GEMMs to one code path on Intel CPUs (MKL's documented
-  behaviour). On an AMD EPYC (measured), MKL does not
-  honour the AVX2 branch: it reads back ``AUTO`` (reproducible from run to run on that CPU,
-  and numerically different from MKL without the variable). ``COMPATIBLE`` is honoured there
-  (and, by MKL's documentation, on any x86 CPU), at 1.6-1.9x the CPU time of a training round;
-  whoever needs AMD and Intel runs on one board sets ``MKL_CBWR=COMPATIBLE`` before starting.
-* oneDNN is not pinned: the fp32 learner never calls it (its matrix products go to MKL), and
-  in bf16 it is what uses native bf16 instructions -- ``DNNL_MAX_CPU_ISA=AVX2`` would take the
-  speed bf16 is chosen for. bf16 results therefore differ between CPUs with and without native
-  bf16 (`bf16_kernels` says which ran).
-* Without MKL's reproducibility mode, 1 and 2 threads gave different weights after one
-  training round here; with it (``AUTO`` on this CPU) they gave identical ones. Larger counts
-  were not checked, so the thread count is recorded and compared like the rest.
-
-Cross-ISA identity of fp32 runs is not demonstrated by the tests, which were measured where
-AVX2 is the widest ISA. What the records guarantee is that runs which did not compute alike are not
-pooled silently.
+bf16 goes through torch's own products (oneDNN, which uses native bf16 instructions where the
+CPU has them and is not pinned, since ``DNNL_MAX_CPU_ISA=AVX2`` would take the speed bf16 is
+chosen for): bf16 results differ between CPUs with and without native bf16, and between thread
+counts, which is why a bf16 record's pool key keeps its threads.
 """
 
 from __future__ import annotations
@@ -42,6 +30,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -50,11 +39,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Precision = Literal["fp32", "bf16"]
 
-PINNED = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2"}
+PINNED = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE"}
 """Variables `pin_cpu_kernels` sets (unless already set) before torch is used."""
 
 RECORDED_VARIABLES = (
     *PINNED,
+    "OPENBLAS_CORETYPE",
     "DNNL_MAX_CPU_ISA",
     "ONEDNN_MAX_CPU_ISA",
     "OMP_NUM_THREADS",
@@ -62,8 +52,8 @@ RECORDED_VARIABLES = (
 )
 """Environment variables that change which kernels run, recorded when set."""
 
-CPU_FLAGS = ("avx2", "avx512f", "avx512bw", "avx512_bf16", "amx_tile", "amx_bf16")
-"""The CPU features that decide torch's kernels and whether bf16 is native."""
+CPU_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", "amx_tile", "amx_bf16")
+"""The CPU features that decide torch's and OpenBLAS's kernels and whether bf16 is native."""
 
 NATIVE_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 
@@ -105,9 +95,26 @@ class MachineRecord(BaseModel):
     torch_version: str
     numpy_version: str
     threads: int = Field(description="torch threads the learner used.")
+    products: str | None = Field(
+        default=None,
+        description="What computed the learner's fp32 matrix products (library, release, "
+        "core type); None where torch computed them (bf16, and records without the field).",
+    )
+    fingerprint: str | None = Field(
+        default=None,
+        description="Checksum of a fixed tiny training by the learner in this precision in "
+        "the run's process (harness.backends.cpu.fingerprint); equal fingerprints computed "
+        "the same bits. None where the backend computes none. 'mixed ...' when a resumed "
+        "run's rounds were computed with other fingerprints than its end.",
+    )
 
     def pool_key(self) -> dict[str, object]:
-        """What must be equal for two runs' numbers to be comparable on one board."""
+        """What must be equal for two runs' numbers to be comparable on one board: the
+        fingerprint (with the threads in bf16, whose products depend on them); without one,
+        everything that was known to change the numbers."""
+        if self.fingerprint is not None:
+            threads = {"threads": self.threads} if self.precision == "bf16" else {}
+            return {"fingerprint": self.fingerprint, **threads}
         return {
             "precision": self.precision,
             "bf16 kernels": self.bf16_kernels,
@@ -166,8 +173,15 @@ def mkl_branch() -> str | None:
     return f"{name},STRICT" if code & MKL_STRICT else name
 
 
-def current_machine(precision: Precision, threads: int) -> MachineRecord:
-    """This process's `MachineRecord` for a learner computing in `precision` on `threads`."""
+def current_machine(
+    precision: Precision,
+    threads: int,
+    *,
+    products: str | None = None,
+    fingerprint: str | None = None,
+) -> MachineRecord:
+    """This process's `MachineRecord` for a learner computing in `precision` on `threads`;
+    the learner says what computed its products and gives its fingerprint."""
     import numpy
     import torch
 
@@ -182,4 +196,34 @@ def current_machine(precision: Precision, threads: int) -> MachineRecord:
         torch_version=torch.__version__,
         numpy_version=numpy.__version__,
         threads=threads,
+        products=products,
+        fingerprint=fingerprint,
     )
+
+
+def over_rounds(machine: MachineRecord, round_fingerprints: Iterable[str | None]) -> MachineRecord:
+    """`machine` as the record of a whole run whose rounds were computed with
+    `round_fingerprints` (None: not recorded): its fingerprint becomes ``mixed ...`` when any
+    round's differs (a run resumed on a machine that computes differently), so no board pools
+    it with runs computed one way throughout."""
+    seen = {f for f in round_fingerprints if f is not None}
+    if machine.fingerprint is None or seen <= {machine.fingerprint}:
+        return machine
+    mixed = "mixed " + ",".join(sorted(seen | {machine.fingerprint}))
+    return machine.model_copy(update={"fingerprint": mixed})
+
+
+def describe_machine(machine: MachineRecord) -> str:
+    """A machine record in one line, fingerprint first: what `harness doctor` prints and
+    what two people compare before they pool their runs."""
+    threads = f"{machine.threads} thread{'s' if machine.threads != 1 else ''}"
+    parts = [
+        f"{machine.precision}"
+        + (f" ({machine.bf16_kernels} bf16)" if machine.bf16_kernels else "")
+        + f", {threads}",
+        f"{machine.cpu_model} [{' '.join(machine.cpu_flags) or 'no listed flags'}]",
+        *([machine.products] if machine.products else []),
+        f"torch {machine.torch_version} kernels {machine.cpu_capability}",
+        f"MKL {machine.mkl_branch or 'none'}",
+    ]
+    return f"learner fingerprint {machine.fingerprint or 'none'} ({'; '.join(parts)})"

@@ -136,10 +136,17 @@ def overhead_of(backend: Backend) -> BackendOverhead:
 
 
 def target_of(backend: Backend) -> dict[str, Any] | None:
-    """What `backend` runs on that changes how it computes; None for one that runs in this
-    process (see ResultRecord.machine). Asked only where a round trained: working it out can
-    probe the trainer's Python, which a run resumed after its last round never needs."""
-    return backend.target_record() if isinstance(backend, ReportsOverhead) else None
+    """What `backend` runs on that changes how it computes, for the round's record: its own
+    target record (verl), else the fingerprint of a backend that computes one in this process
+    (the CPU learner), so a run resumed on a machine that computes differently shows where it
+    changed; None for a backend that says neither. Asked only where a round trained: working it
+    out can probe the trainer's Python, which a run resumed after its last round never needs."""
+    if isinstance(backend, ReportsOverhead):
+        return backend.target_record()
+    if isinstance(backend, DescribesMachine):
+        fingerprint = backend.machine().fingerprint
+        return None if fingerprint is None else {"fingerprint": fingerprint}
+    return None
 
 
 def machine_of(backend: Backend) -> MachineRecord | None:

@@ -124,6 +124,11 @@ class BackendSpec:
     """``disk_per_run(experiment)``: roughly the bytes one run writes at its peak (the disk
     budget's figure), which a run that fills its disk names as what it needs; None: unknown
     here. It reads no more than local files."""
+    fingerprint: Callable[[Any, int], str] | None = None
+    """``fingerprint(experiment, threads) -> str``: one line with the fingerprint of a fixed
+    tiny computation of the backend's learner here, in the experiment's precision on `threads`
+    threads, and what it ran on (`harness doctor` prints it; every run records the
+    fingerprint); None: the backend computes none."""
     dry_run: Callable[..., str] | None = None
     """``dry_run(experiment, runs: list[RoundZero], *, concurrent, ray_address) -> str``:
     every command round 0 of each run would launch; None: the backend launches nothing."""

@@ -12,6 +12,7 @@ checked for every backend.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from harness.backends.registry import backend_spec
@@ -19,6 +20,7 @@ from harness.designer_checks import designer_problems, serves_models
 from harness.doctor import software, storage
 from harness.doctor.findings import Finding, fail, ok
 from harness.doctor.probes import Probe
+from harness.executors.local import available_cores
 from harness.experiment import ExperimentConfig
 
 __all__ = ["TOPICS", "diagnose"]
@@ -33,6 +35,7 @@ TOPICS = (
     "disk",
     "ray",
     "ports",
+    "reproducibility",
     "designers",
 )
 
@@ -57,7 +60,8 @@ def diagnose(
     checkpoints) set the disk budget's peak. `ray_address` is the cluster training is submitted
     to; `runtime` fixes the backend's own runtime instead (verl: its `VerlRuntime`).
     """
-    machine_findings = backend_spec(experiment.backend).machine_findings
+    spec = backend_spec(experiment.backend)
+    machine_findings = spec.machine_findings
     if machine_findings is None:
         out = _in_process(experiment, probe, root)
     else:
@@ -66,9 +70,28 @@ def diagnose(
             serving=serves_models(experiment), params=params, resume=resume,
             concurrent=concurrent,
         )  # fmt: skip
+    if spec.fingerprint is not None and "reproducibility" not in skip:
+        out.append(fingerprint_finding(experiment, spec.fingerprint, concurrent))
     if "designers" not in skip:
         out += designer_findings(experiment)
     return [f for f in out if f.topic not in skip]
+
+
+def fingerprint_finding(
+    experiment: ExperimentConfig, fingerprint: Callable[[ExperimentConfig, int], str], runs: int
+) -> Finding:
+    """The learner's fingerprint on the threads each of `runs` runs at once would get: two
+    machines that print the same one compute the same numbers for the same seed."""
+    threads = max(1, available_cores() // max(1, runs))
+    try:
+        line = fingerprint(experiment, threads)
+    except Exception as exc:  # the learner could not compute here: say why, in one line
+        return fail("reproducibility", f"the learner's fingerprint could not be computed: {exc}",
+                    "pip install -e . installs what the learner needs")  # fmt: skip
+    return ok(
+        "reproducibility",
+        f"{line}; machines that print the same fingerprint compute the same numbers",
+    )
 
 
 def _in_process(experiment: ExperimentConfig, probe: Probe, root: Path) -> list[Finding]:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from harness.backends.cpu import CpuBackend, CpuLearnerSettings
 from harness.backends.verl.runtime import VerlCommands, VerlRuntime
 from harness.doctor import DriverFacts, Finding, TorchFacts, diagnose
 from harness.experiment import ExperimentConfig
@@ -54,8 +55,24 @@ def test_the_cpu_backend_asks_nothing_of_gpus_or_the_network(tmp_path: Path) -> 
     findings = diagnose(quick, probe, root=tmp_path)
     assert probe.asked == ["free_disk", "python cuda=False"]
     assert findings[0].what.endswith("the GPU, CUDA, memory, model and Ray checks do not apply")
-    assert [f.topic for f in findings] == ["gpus", "packages", "disk", "designers"]
+    assert [f.topic for f in findings] == ["gpus", "packages", "disk", "reproducibility",
+                                           "designers"]  # fmt: skip
     assert all(f.level == "ok" for f in findings)
+
+
+def test_the_doctor_prints_the_learners_fingerprint(tmp_path: Path) -> None:
+    """The line two people compare before they pool their runs: this process's fingerprint in
+    the experiment's precision, and what it ran on."""
+    quick = ExperimentConfig.load(resolve_preset("quick"))
+    (line,) = [f.line() for f in diagnose(quick, FakeProbe(), root=tmp_path)
+               if f.topic == "reproducibility"]  # fmt: skip
+    machine = CpuBackend(CpuLearnerSettings(threads=1)).machine()
+    assert f"learner fingerprint {machine.fingerprint} (fp32" in line
+    assert machine.cpu_model in line and "compute the same numbers" in line
+    bf16 = quick.model_copy(update={"precision": "bf16"})
+    (other,) = [f.what for f in diagnose(bf16, FakeProbe(), root=tmp_path)
+                if f.topic == "reproducibility"]  # fmt: skip
+    assert "(bf16 (" in other and machine.fingerprint not in other
 
 
 def test_a_machine_without_gpus_fails_each_gpu_check(tmp_path: Path) -> None:

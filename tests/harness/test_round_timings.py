@@ -17,6 +17,7 @@ from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
 from harness_cli import app
+from harness_cli.runs import SHARE_HEADERS
 from run_records import (
     OVERHEAD_SHARES,
     ModelLoad,
@@ -89,7 +90,10 @@ def test_a_cpu_round_records_its_phases_and_no_model_load(tmp_path: Path) -> Non
     assert first.timings is not None and last.timings is not None
     assert set(first.timings.phases) == {"generate", "train", "evaluate", "design"}
     assert set(last.timings.phases) == {"generate", "train", "evaluate"}
-    assert first.timings.loads == () and first.target is None
+    assert first.timings.loads == ()
+    # The CPU learner's target is its fingerprint, the same in every round and in the record.
+    assert record.machine is not None and record.machine.fingerprint is not None
+    assert first.target == last.target == {"fingerprint": record.machine.fingerprint}
     assert first.timings.step_seconds == sum(s.seconds for s in _curves(run, 0))
     assert record.benchmark_timings is not None
     assert set(record.benchmark_timings.phases) == {"benchmark"}
@@ -99,8 +103,10 @@ def test_a_cpu_round_records_its_phases_and_no_model_load(tmp_path: Path) -> Non
     shown = CliRunner().invoke(app, ["runs", "show", str(run.path)], env=WIDE)
     assert shown.exit_code == 0, shown.output
     assert "Where each round's time went" in shown.output
-    assert all(name in shown.output for name in OVERHEAD_SHARES)
-    assert "ran on" not in shown.output  # the CPU learner has no target record
+    assert all(SHARE_HEADERS.get(name, name) in shown.output for name in OVERHEAD_SHARES)
+    # Said once: the fingerprint did not change between rounds.
+    assert shown.output.count("ran on") == 1
+    assert f"round 1/2 ran on: fingerprint {record.machine.fingerprint}" in shown.output
 
 
 def test_records_without_timings_still_read_and_show(tmp_path: Path) -> None:

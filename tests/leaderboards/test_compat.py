@@ -66,6 +66,28 @@ def test_runs_that_computed_differently_are_refused_unless_pooled(
     assert note.startswith("pooled runs that computed differently: ")
 
 
+def test_runs_pool_by_what_they_computed_not_by_their_cpus() -> None:
+    """With fingerprints, the same one pools whatever the CPU, kernels' names or threads
+    (Intel and AMD compute alike once pinned); another one is refused, naming it."""
+    fingerprinted = MACHINE.model_copy(update={"fingerprint": "389dd592c709119f"})
+    amd = fingerprinted.model_copy(
+        update={"cpu_model": "AMD EPYC", "mkl_branch": "AUTO", "threads": 1}
+    )
+    runs = [on(run("random", 0, ANSWERS), fingerprinted), on(run("uniform", 0, ANSWERS), amd)]
+    check_compatible(runs)
+    assert machine_notes(runs) == []
+    other = amd.model_copy(update={"fingerprint": "0123456789abcdef"})
+    runs[1] = on(run("uniform", 0, ANSWERS), other)
+    with pytest.raises(LeaderboardError) as err:
+        check_compatible(runs)
+    assert "computed differently (fingerprint: '389dd592c709119f' vs '0123456789abcdef')" in str(
+        err.value
+    )
+    check_compatible(runs, pool_machines=True)
+    (note,) = machine_notes(runs, pool_machines=True)
+    assert "fingerprint 0123456789abcdef" in note and "fingerprint 389dd592c709119f" in note
+
+
 def test_precision_is_refused_as_an_experiment_field_and_pools_when_asked() -> None:
     bf16 = MACHINE.model_copy(update={"precision": "bf16", "bf16_kernels": "emulated"})
     runs = pair(bf16, precision="bf16")
@@ -97,6 +119,7 @@ def test_real_runs_record_their_machine_and_the_cli_pools_only_when_asked(
     fp32 = json.loads(next(compare_root.rglob("result.json")).read_text())["machine"]
     assert fp32["precision"] == "fp32" and fp32["bf16_kernels"] is None
     assert fp32["environment"]["ATEN_CPU_CAPABILITY"] == "avx2" and fp32["threads"] >= 1
+    assert fp32["fingerprint"] and str(fp32["products"]).startswith("OpenBLAS ")
     root = tmp_path / "runs"
     shutil.copytree(compare_root, root / "fp32")
     args = ["compare", "--designers", "harder", "--set", "rounds=1", "--set",

@@ -17,7 +17,7 @@ from harness.backends.cpu import CpuLearnerSettings
 from harness.backends.cpu.policy import AgentPolicy
 from harness.backends.cpu.rollout import autocast, rollout
 from mapf_env import load_suite
-from run_records import PINNED, current_machine, machine
+from run_records import PINNED, current_machine, machine, over_rounds
 
 DESCRIBE = (
     "from harness.backends.cpu import CpuBackend, CpuLearnerSettings; "
@@ -40,14 +40,38 @@ def describe(**env: str) -> dict[str, object]:
 @pytest.mark.skipif(not X86, reason="the pinned kernels are x86 ones")
 def test_kernels_are_pinned_and_what_ran_is_read_back() -> None:
     pinned = describe()
-    assert pinned["environment"] == {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2"}
+    assert pinned["environment"] == {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE"}
     assert pinned["cpu_capability"] in ("AVX2", "DEFAULT")  # never AVX512
-    # MKL honours the AVX2 branch on Intel CPUs; others run its AUTO branch (harness/machine.py).
-    assert pinned["mkl_branch"] in ("AVX2", "AUTO")
-    chosen = describe(ATEN_CPU_CAPABILITY="default", MKL_CBWR="COMPATIBLE")
-    assert chosen["environment"] == {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
-    assert chosen["cpu_capability"] == "DEFAULT" and chosen["mkl_branch"] == "COMPATIBLE"
+    # COMPATIBLE is the branch MKL honours on Intel and AMD CPUs alike (run_records/machine.py).
+    assert pinned["mkl_branch"] == "COMPATIBLE"
+    assert str(pinned["products"]).startswith("OpenBLAS ")
+    chosen = describe(ATEN_CPU_CAPABILITY="default", MKL_CBWR="AUTO")
+    assert chosen["environment"] == {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "AUTO"}
+    assert chosen["cpu_capability"] == "DEFAULT" and chosen["mkl_branch"] == "AUTO"
     assert chosen["precision"] == "fp32" and chosen["threads"] == 1
+    assert chosen["fingerprint"] != pinned["fingerprint"]  # other kernels, another computation
+
+
+def test_a_run_resumed_elsewhere_is_fingerprinted_mixed() -> None:
+    here = current_machine("fp32", 2, fingerprint="aaaa")
+    assert over_rounds(here, ["aaaa", None, "aaaa"]) == here
+    mixed = over_rounds(here, ["bbbb", "aaaa"])
+    assert mixed.fingerprint == "mixed aaaa,bbbb"
+    assert mixed.pool_key() != here.pool_key()
+    unknown = current_machine("fp32", 2)
+    assert over_rounds(unknown, ["bbbb"]) == unknown
+
+
+def test_pool_key_is_the_fingerprint_where_there_is_one() -> None:
+    """Runs that computed the same pool whatever their CPUs' names; without a fingerprint the
+    record's flags and versions are all there is to go by."""
+    a = current_machine("fp32", 1, fingerprint="f00d")
+    b = a.model_copy(update={"cpu_model": "AMD EPYC", "cpu_flags": ("avx2", "fma"), "threads": 8})
+    assert a.pool_key() == b.pool_key() == {"fingerprint": "f00d"}
+    bf16 = current_machine("bf16", 1, fingerprint="beef")
+    assert bf16.pool_key() == {"fingerprint": "beef", "threads": 1}
+    old = current_machine("fp32", 1)
+    assert {"torch", "CPU capability", "MKL branch", "threads"} <= set(old.pool_key())
 
 
 @pytest.fixture

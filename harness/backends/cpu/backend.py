@@ -10,12 +10,11 @@ next configuration) are unavailable with this backend unless the user gives them
 of their own.
 
 Determinism: every random draw (initial weights, priority orders, sampled actions, batch
-order) comes from a `torch.Generator` seeded by the caller, so the same seed gives the same
-answers on the same machine with the same thread count. Across machines or thread counts,
-float reductions may be summed in another order and a near-tie between two actions can flip;
-the package pins torch's and MKL's kernels where they allow it, and `machine` says what ran
-(precision, CPU, kernels, versions, threads), which every run record keeps
-(`run_records.machine`).
+order) comes from a `torch.Generator` seeded by the caller, and every fp32 kernel is pinned to
+code that runs alike on any x86-64 CPU with AVX2 and any thread count (`products`,
+`run_records.machine`), so the same seed gives the same bits there. `machine` says what ran
+(precision, CPU, kernels, versions, threads) and the learner's fingerprint
+(`harness.backends.cpu.fingerprint`), which every run record keeps and boards pool by.
 """
 
 from __future__ import annotations
@@ -33,12 +32,13 @@ import torch
 from designers import Endpoint
 from envdesign_common import atomic_write_bytes, atomic_writer
 from harness.backends.base import RoundTraining
+from harness.backends.cpu.fingerprint import learner_machine
 from harness.backends.cpu.grpo import by_agent_count, grpo_step
 from harness.backends.cpu.policy import AgentPolicy
 from harness.backends.cpu.rollout import rollout
 from harness.backends.cpu.settings import CpuLearnerSettings
 from mapf_env import Instance, RunningValidRate
-from run_records import MachineRecord, TrainStep, current_machine, summarise
+from run_records import MachineRecord, TrainStep, summarise
 
 EVAL_CHUNK = 4096
 """Episodes per evaluation rollout: bounds memory on large suites."""
@@ -177,8 +177,9 @@ class CpuBackend:
         self.steps_done = int(state["steps_done"])
 
     def machine(self) -> MachineRecord:
-        """How this backend computes: its precision, this CPU and its kernels, versions, threads."""
-        return current_machine(self.settings.precision, torch.get_num_threads())
+        """How this backend computes: its precision, this CPU and its kernels, versions,
+        threads, what computes its fp32 products, and its fingerprint."""
+        return learner_machine(type(self), self.settings.precision, torch.get_num_threads())
 
     def endpoint(self, which: Literal["policy", "base"]) -> Endpoint | None:
         """None: a small MLP cannot serve chat completions (see the module docstring)."""

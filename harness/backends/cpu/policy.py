@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from harness.backends.cpu import products
 from harness.backends.cpu.features import feature_size
 from harness.backends.cpu.writing import SLIPS, Slip
 
@@ -73,9 +74,9 @@ class AgentPolicy(nn.Module):
         layers: list[nn.Module] = []
         width = feature_size(window)
         for h in hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
+            layers += [Linear(width, h), nn.ReLU()]
             width = h
-        out = nn.Linear(width, ACTIONS + (SLIPS if free else 0))
+        out = Linear(width, ACTIONS + (SLIPS if free else 0))
         if free:
             with torch.no_grad():
                 out.weight[ACTIONS:] = 0.0
@@ -142,10 +143,35 @@ class AgentPolicy(nn.Module):
         for i in reversed(range(len(layers))):
             layer, x = layers[i], kept.inputs[i]
             g = grad.to(x.dtype)
-            accumulate(layer.weight, g.t() @ x)
+            accumulate(layer.weight, product(g.t(), x))
             accumulate(layer.bias, g.sum(0))
             if i > 0:  # through the ReLU whose output x is: autograd's own fused kernel
-                grad = torch.ops.aten.threshold_backward(g @ layer.weight.to(x.dtype), x, 0)
+                grad = torch.ops.aten.threshold_backward(product(g, layer.weight.to(x.dtype)), x, 0)
+
+
+class Linear(nn.Linear):
+    """`nn.Linear` whose float32 products are `products.linear`'s, the same bits on every
+    x86-64 CPU with AVX2 and any thread count (see `harness.backends.cpu.products`); bf16
+    (autocast or bf16 weights) stays with torch. Its parameters and state dict are nn.Linear's."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if in_fp32(x, self.weight):
+            return products.linear(x, self.weight, self.bias)
+        return super().forward(x)
+
+
+def in_fp32(x: torch.Tensor, weight: torch.Tensor) -> bool:
+    """Whether a product of `x` and `weight` is computed in float32 (not autocast to bf16)."""
+    return (
+        x.dtype == torch.float32
+        and weight.dtype == torch.float32
+        and not torch.is_autocast_enabled("cpu")
+    )
+
+
+def product(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``a @ b`` of the backward pass: `products.matmul` in float32, torch's in bf16."""
+    return products.matmul(a, b) if in_fp32(a, b) else a @ b
 
 
 def log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

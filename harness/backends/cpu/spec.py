@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from harness.backends.cpu.settings import CPU_POLICIES
 from harness.backends.spec import BackendSpec
+from run_records import describe_machine
 
 if TYPE_CHECKING:
     from harness.backends.cpu.backend import CpuBackend
@@ -58,10 +59,19 @@ def disk_per_run(experiment: ExperimentConfig) -> int:
     return CPU_RUN_BYTES
 
 
+def fingerprint(experiment: ExperimentConfig, threads: int) -> str:
+    """The learner's fingerprint here and what it ran on, in one line (`harness doctor`)."""
+    from harness.backends.cpu.backend import CpuBackend
+    from harness.backends.cpu.fingerprint import learner_machine
+
+    return describe_machine(learner_machine(CpuBackend, experiment.precision, threads))
+
+
 SPEC = BackendSpec(
     name="cpu",
     description="the MLP learner, trained by GRPO on this machine's CPUs (no GPU, no model files)",
     build=build,
     config_problems=config_problems,
     disk_per_run=disk_per_run,
+    fingerprint=fingerprint,
 )
