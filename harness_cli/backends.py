@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import typer
 from rich.console import Console
 
 from harness.backends.registry import GROUP, describe_backends
 from harness_cli.common import registered_table
+from harness_cli.help_pages import App
 
-app = typer.Typer(
-    help="Backends registered under the harness.backends entry points.", no_args_is_help=True
-)
+app = App(help="Backends registered under the harness.backends entry points.", no_args_is_help=True)
 console = Console()
 
 

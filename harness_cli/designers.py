@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import typer
 from rich.console import Console
 
 from designers import describe_designers
 from designers.registry import GROUP
 from harness_cli.common import registered_table
+from harness_cli.help_pages import App
 
-app = typer.Typer(
+app = App(
     help="Designers registered under the harness.designers entry points.", no_args_is_help=True
 )
 console = Console()

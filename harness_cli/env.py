@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeE
 
 from envdesign_common import InputError, atomic_write_bytes, provenance, read_stream, read_text
 from harness_cli.common import fail
+from harness_cli.help_pages import App
 from harness_cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance, Objective, Optimum
 from mapf_env.config import MAX_SAMPLES, ConfigError, EnvConfig, read_mapping
@@ -33,7 +34,7 @@ from mapf_env.suites import (
 )
 from mapf_env.verifier import verify
 
-app = typer.Typer(
+app = App(
     help="The MAPF-FrozenLake testbed: generate, show, verify, build suites.", no_args_is_help=True
 )
 console = Console()

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from harness_cli.common import fail
+from harness_cli.help_pages import App
 from leaderboards import (
     FORMATS,
     RESAMPLES,
@@ -30,7 +31,7 @@ from leaderboards.power import ALPHA, POWER, power_lines, runs_power
 from leaderboards.score_arrays import CUTS
 from leaderboards.site import MANIFEST, Carried, publish_site
 
-app = typer.Typer(help="Leaderboards built from run directories.", no_args_is_help=True)
+app = App(help="Leaderboards built from run directories.", no_args_is_help=True)
 console = Console()
 warnings = Console(stderr=True, soft_wrap=True)
 

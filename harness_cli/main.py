@@ -12,11 +12,12 @@ from harness_cli.designers import app as designers_app
 from harness_cli.doctor import doctor_cmd
 from harness_cli.env import app as env_app
 from harness_cli.eval import eval_cmd
+from harness_cli.help_pages import App
 from harness_cli.leaderboard import app as leaderboard_app
 from harness_cli.run import compare_cmd, run_cmd
 from harness_cli.runs import app as runs_app
 
-app = typer.Typer(
+app = App(
     name="harness",
     help="Compare training-environment designers on MAPF-FrozenLake.",
     no_args_is_help=True,

@@ -54,7 +54,7 @@ def undesigned(records: Sequence[ResultRecord], allowed: bool) -> list[str]:
         if tally is not None and tally.all_failed:
             lines.append(
                 f"designer {designer!r} never designed ({tally.summary}): its runs trained "
-                "on the round-0 configuration throughout and boards will not rank it; fix the "
+                "on their starting configuration throughout and boards will not rank it; fix the "
                 "cause and run it again, or pass --allow-design-failures to keep it, flagged"
             )
     return lines

@@ -47,7 +47,7 @@ from harness_cli.common import (
     roster_overrides,
     runs_at_once,
 )
-from harness_cli.comparison import comparison_table
+from harness_cli.comparison import comparison
 from harness_cli.outcome import interrupted_lines, undesigned
 from harness_cli.progress import ProgressView
 from mapf_env import ConfigError
@@ -143,7 +143,7 @@ def _run(experiment: ExperimentConfig, where: Where) -> None:
         raise typer.Exit(stop.exit_code) from None
     except RunsFailed as err:
         if err.records and not where.as_json:
-            console.print(comparison_table(list(err.records)))
+            console.print(comparison(list(err.records)))
         if all(isinstance(e, USER_ERRORS) for _, e in err.failures):
             raise fail_lines(str(err).splitlines()) from None
         raise
@@ -151,7 +151,7 @@ def _run(experiment: ExperimentConfig, where: Where) -> None:
         for r in records:
             print(json.dumps({"designer": r.designer, "seed": r.seed, "result": str(where.out)}))
     else:
-        console.print(comparison_table(records))
+        console.print(comparison(records))
         console.print(f"runs written under {where.out / experiment.name}/")
     never = undesigned(records, where.options.allow_design_failures)
     if never:

@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness_cli.common import fail
+from harness_cli.help_pages import App
 from harness_cli.progress.comparison import percent
 from mapf_env import SIZES
 from mapf_env.instance import size_name
@@ -41,7 +42,7 @@ from run_records import (
     size_mean,
 )
 
-app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True)
+app = App(help="List and inspect run directories.", no_args_is_help=True)
 console = Console()
 
 
@@ -78,8 +79,8 @@ def show_cmd(run: Annotated[Path, typer.Argument(help="A run directory.")]) -> N
         raise fail(str(err)) from None
     rounds = list(record.rounds) if record is not None else _finished_rounds(run)
     console.print(_rounds_table(run, rounds, total))
-    if rounds:
-        console.print(_config_table(rounds, total))
+    for table in _config_tables(rounds, total) if rounds else []:
+        console.print(table)
     timed = [(r, r.timings) for r in rounds if r.timings is not None]
     if timed:
         console.print(_overhead_table(timed, total))
@@ -123,11 +124,14 @@ def _round_label(r: RoundResult, total: int | None) -> str:
 
 
 def _rounds_table(run: Path, rounds: list[RoundResult], total: int | None) -> Table:
+    """Each round's validation rates, training seconds, designer and projection notes; the
+    long headers on two lines, so that a designer entry such as `gpt@V6+details` fits 80
+    columns whole (a longer one folds, never cut)."""
     table = Table(title=f"{escape(str(run))}: rounds (validation, greedy)")
-    columns = ("round", "valid", "opt. makespan", "opt. SOC", "train s", "designer",
-               "projection notes")  # fmt: skip
+    columns = ("round", "valid", "opt.\nmakespan", "opt. SOC", "train s", "designer",
+               "projection\nnotes")  # fmt: skip
     for name in columns:
-        table.add_column(name, justify="right")
+        table.add_column(name, justify="right", overflow="fold")
     for r in rounds:
         overall, proposal = r.validation.overall, r.proposal
         table.add_row(_round_label(r, total), percent(overall.valid_rate),
@@ -138,38 +142,46 @@ def _rounds_table(run: Path, rounds: list[RoundResult], total: int | None) -> Ta
     return table
 
 
-def _config_table(rounds: list[RoundResult], total: int | None) -> Table:
-    """Each round's training configuration: per size, share of samples, holes, wait share."""
-    table = Table(
-        title="Configuration each round trained on: per size, share of samples, holes, waits"
-    )
-    table.add_column("round", justify="right")
-    table.add_column("")
-    for size in SIZES:
-        table.add_column(size_name(size), justify="right")
-    for r in rounds:
-        cells = [r.config.sizes[s] for s in SIZES]
-        table.add_row(_round_label(r, total), "samples\nholes\nwait", *(
-            f"{percent(c.ratio)}\n{percent(c.hole_ratio)}\n{percent(c.wait_ratio)}"
-            for c in cells
-        ))  # fmt: skip
-    return table
+CONFIG_FIELDS = (("ratio", "share of samples"), ("hole_ratio", "hole ratio"),
+                 ("wait_ratio", "wait ratio"))  # fmt: skip
+"""The fields of each size's configuration, a table each."""
+
+
+def _config_tables(rounds: list[RoundResult], total: int | None) -> list[Table]:
+    """Each round's training configuration, a table per field (share of samples, holes,
+    waits): rounds down, sizes across, percentages without a `%` in the cells, so that eight
+    sizes fit 80 columns with no cell cut."""
+    tables = []
+    for field, what in CONFIG_FIELDS:
+        table = Table(title=f"Configuration each round trained on: {what} per size (%)")
+        table.add_column("round", justify="right")
+        for size in SIZES:  # as wide as 100.0, so the three tables line up
+            table.add_column(size_name(size), justify="right", min_width=5)
+        for r in rounds:
+            table.add_row(_round_label(r, total),
+                          *(pct(getattr(r.config.sizes[s], field)) for s in SIZES))  # fmt: skip
+        tables.append(table)
+    return tables
 
 
 LOAD_NAMES = {"training": "train", "evaluation": "eval", "serving-policy": "serve policy",
               "serving-base": "serve base"}  # fmt: skip
+SHARE_HEADERS = {"training steps": "train steps", "evaluation": "eval"}
+"""Shorter headers for two shares (`OVERHEAD_SHARES`), so that the table fits 80 columns with
+no header cut (the two-word ones wrap where it is narrow)."""
 
 
 def _overhead_table(timed: list[tuple[RoundResult, RoundTimings]], total: int | None) -> Table:
-    """Each round's seconds, its model loads and the share of each part of its time."""
-    table = Table(title="Where each round's time went (share of the round)")
+    """Each round's seconds, its model loads and the share of each part of its time (in %,
+    without a `%` in the cells, so the table fits 80 columns with no cell cut)."""
+    table = Table(title="Where each round's time went (% of the round)")
     for name in ("round", "seconds", "loads", *OVERHEAD_SHARES):
-        table.add_column(name, justify="right")
+        table.add_column(SHARE_HEADERS.get(name, name), justify="right")
     for r, t in timed:
         shares, whole = t.shares(), t.total or 1.0
         loads = " + ".join(LOAD_NAMES.get(x.kind, x.kind) for x in t.loads) or "none"
         table.add_row(_round_label(r, total), f"{t.total:.1f}", loads,
-                      *(percent(shares[k] / whole) for k in OVERHEAD_SHARES))  # fmt: skip
+                      *(pct(shares[k] / whole) for k in OVERHEAD_SHARES))  # fmt: skip
     return table
 
 

@@ -21,7 +21,7 @@ from harness.events import RunEvent
 from harness.executors import Job
 from harness.policy_eval.events import EvalEvent
 from harness_cli import app
-from harness_cli.comparison import comparison_table
+from harness_cli.comparison import comparison
 from harness_cli.progress import EvalView, ProgressView
 from mapf_env import EnvConfig, EvalReport, GenerationStats
 from run_records import ResultRecord, RoundResult
@@ -65,7 +65,7 @@ def _record_with_failed_design() -> ResultRecord:
 @pytest.mark.parametrize("terminal", [False, True])
 def test_the_compare_table_prints_names_and_failure_reasons_literally(terminal: bool) -> None:
     screen = Screen(terminal)
-    screen.console.print(comparison_table([_record_with_failed_design()]))
+    screen.console.print(comparison([_record_with_failed_design()]))
     text = screen.text()
     assert NAME in text
     assert "[bold red]model said[/]" in text and "[link=https://example.invalid]click" in text

@@ -5,6 +5,10 @@ temporary directory, and `harness compare --designers random --preset quick` run
 directory with no configs/ in sight: the preset must come from the installed package. CPU torch
 comes from the machine's wheel store (pip's own configuration, as for any install); the other
 dependencies from the package index or pip's cache. About 1.5 minutes on a 2-core machine.
+
+What the wheel holds is checked apart, in seconds: built (with this environment's setuptools, no
+download) from a copy that has the `__pycache__` a test run leaves beside the data, it ships
+every data file of the packages and no bytecode.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -86,3 +91,34 @@ def test_compare_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     ], out[-2000:]
     result = json.loads((work / "runs" / "quick" / "random" / "seed-0" / "result.json").read_text())
     assert result["designer"] == "random" and result["experiment"]["name"] == "quick"
+
+
+def _data_files(src: Path) -> set[str]:
+    """Every file of the packages under `src` that is not Python source or bytecode, as the
+    wheel names it: the data the packages read (suites, manifests, presets, prompts, ...)."""
+    return {path.relative_to(src).as_posix() for package in PACKAGES
+            for path in (src / package).rglob("*")
+            if path.is_file() and path.suffix not in (".py", ".pyc", ".pyo")
+            and "__pycache__" not in path.parts}  # fmt: skip
+
+
+def test_the_wheel_ships_every_data_file_and_no_bytecode(tmp_path: Path) -> None:
+    src, dist = _sources(tmp_path), tmp_path / "dist"
+    data = _data_files(src)
+    assert {"mapf_env/data/benchmarks/3agents.jsonl.gz", "mapf_env/data/benchmarks/manifest.json",
+            "harness/presets/quick.yaml", "mapf_env/py.typed"} <= data  # fmt: skip
+    inits = [init for package in PACKAGES for init in (src / package).rglob("__init__.py")]
+    for init in inits:  # what importing (and so any test run) leaves in a checkout
+        cache = init.parent / "__pycache__"
+        cache.mkdir()
+        (cache / "__init__.cpython-311.pyc").write_bytes(b"\x00")
+    (src / "mapf_env" / "data" / "stray.pyc").write_bytes(b"\x00")
+    assert (src / "mapf_env" / "data" / "__pycache__").is_dir()
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+          str(src), "-w", str(dist)], tmp_path, env, "build", 300)  # fmt: skip
+    (wheel,) = dist.glob("envdesign_bench-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    bytecode = sorted(n for n in names if n.endswith((".pyc", ".pyo")) or "__pycache__" in n)
+    assert not bytecode, "the wheel ships bytecode"
+    assert not sorted(data - names), "data files the wheel does not ship"

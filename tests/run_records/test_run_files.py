@@ -96,11 +96,13 @@ def test_runs_show_counts_rounds_and_rates_as_the_progress_lines_do(
     header = next(line for line in shown.stdout.splitlines() if "3x3" in line)
     assert all(f"{n}x{n}" in header for n in range(3, 11))
     three = first.config.sizes[3]
-    config_rows = [r for r in rows if r.split("│")[1].strip() == "1/2"][1:]
-    assert config_rows and "samples" in config_rows[0]
-    assert f"{100 * three.ratio:.1f}%" in config_rows[0], shown.stdout
-    holes = next(r for r in rows if "holes" in r)
-    assert f"{100 * three.hole_ratio:.1f}%" in holes, shown.stdout
+    # after the rounds' own row: round 1's row of the samples, holes and waits tables, in order
+    samples, holes, waits = [r for r in rows if r.split("│")[1].strip() == "1/2"][1:4]
+    assert all(f"{what} per size (%)" in shown.stdout
+               for what in ("share of samples", "hole ratio", "wait ratio"))  # fmt: skip
+    assert samples.split("│")[2].strip() == f"{100 * three.ratio:.1f}", shown.stdout
+    assert holes.split("│")[2].strip() == f"{100 * three.hole_ratio:.1f}", shown.stdout
+    assert waits.split("│")[2].strip() == f"{100 * three.wait_ratio:.1f}", shown.stdout
 
 
 SHOW_CASES = [
