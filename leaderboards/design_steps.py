@@ -3,8 +3,10 @@
 A design step fails when the designer could not use its answer (no API key, a rate limit, no
 usable change set after retries) and the loop kept the previous configuration. A designer with
 some failed steps is flagged with the count and its most common reasons; one whose every step
-failed trained on the round-0 configuration throughout, so its numbers are round 0's under its
-name: boards leave it unranked unless its runs were started with --allow-design-failures.
+failed trained on its starting configuration throughout, so its numbers are that
+configuration's under its name: boards leave it unranked unless its runs were started with
+--allow-design-failures. The notes call it the starting configuration (the one round 1 trained
+on), as boards and the site number rounds from 1.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ def unranked_note(designer: str, flag: DesignFailures) -> str:
     """The one line a board prints for a designer it leaves unranked."""
     return (
         f"{designer}: not ranked: {flag.failed}/{flag.steps} design steps failed "
-        f"({reason_text(flag.reasons)}); its runs trained on the round-0 configuration "
+        f"({reason_text(flag.reasons)}); its runs trained on the starting configuration "
         "throughout (--allow-design-failures shows it, flagged)"
     )
 
@@ -39,6 +41,6 @@ def flag_note(designer: str, flag: DesignFailures) -> str:
     if flag.all_failed:
         note += (
             "; shown because its runs were started with --allow-design-failures: they trained "
-            "on the round-0 configuration throughout"
+            "on the starting configuration throughout"
         )
     return note

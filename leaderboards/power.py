@@ -36,6 +36,7 @@ from leaderboards.errors import LeaderboardError
 from leaderboards.groups import Group, make_groups, ranked_groups
 from leaderboards.metrics import METRICS, Metric
 from leaderboards.readers import LoadedRun
+from leaderboards.seeds import seed_count
 
 ALPHA = 0.05
 POWER = 0.8
@@ -187,9 +188,9 @@ def power_lines(found: Sequence[DetectableDifference], delta: float) -> list[str
         if d.detectable is None:
             lines.append(f"  {d.note}")
             continue
-        lines.append(f"  with {d.seeds} seeds per designer: detects {d.detectable:.2f} points "
-                     f"(two-sided alpha {d.alpha:g}, power {d.power:g})")  # fmt: skip
+        lines.append(f"  with {seed_count(d.seeds)} per designer: detects {d.detectable:.2f} "
+                     f"points (two-sided alpha {d.alpha:g}, power {d.power:g})")  # fmt: skip
         needed = seeds_needed(delta, d.seed_sd, d.instance_sd, d.alpha, d.power)
-        lines.append(f"  a difference of {delta:g} points needs {needed} seeds per designer")
+        lines.append(f"  a difference of {delta:g} points needs {seed_count(needed)} per designer")
     lines.append("Normal quantiles: with few seeds a t-test asks for a larger difference.")
     return lines

@@ -2,7 +2,8 @@
 
 Heatmaps, one per field; with several runs, the mean over them (per cell). The colour scales
 are fixed (hole_ratio to its legal top, wait_ratio to 1, ratio to `ratio_limit` shared by every
-trajectory of a site), so two designers' heatmaps compare at a glance.
+trajectory of a site), so two designers' heatmaps compare at a glance. Rounds are labelled from
+1, as the CLI numbers them (`harness runs show`), though the records count from 0.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def trajectory_svg(records: Sequence[ResultRecord], title: str, ratio_top: float
                               vmax=top, interpolation="nearest")  # fmt: skip
             ax.set_title(field)
             ax.set_xlabel("round")
-            ax.set_xticks(range(0, rounds, -(-rounds // 10)))
+            columns = range(0, rounds, -(-rounds // 10))
+            ax.set_xticks(columns, [str(n + 1) for n in columns])
             ax.set_yticks(range(len(sizes)), [f"{s}x{s}" for s in sizes])
             ax.grid(False)
             if annotate:

@@ -4,8 +4,10 @@ Drawn from the board's `curves` (`RoundCurve`: the mean over seeds of the 2-agen
 rate after each round's training, with a 95% band over seeds where a designer ran several).
 A panel per rate the curves hold -- a rate the rounds' reports lack (older records) has no
 curves and no panel, so no panel is ever empty. Only ranked designers are drawn: an unranked
-one trained on round 0's configuration throughout, and its curve would be that configuration's.
-The panels share one rate axis fitted to every mean and band end.
+one trained on its starting configuration throughout, and its curve would be that configuration's.
+The panels share one rate axis fitted to every mean and band end. Rounds are numbered from 1,
+as the CLI numbers them (`harness runs show`); the board's `rounds` count from 0, as the records
+do.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def validation_svg(board: Board) -> str:
     drawn = [v for curves in panels.values() for c in curves
              for v in (*c.mean, *(c.low or ()), *(c.high or ()))]  # fmt: skip
     limits = fit_range(drawn, floor=0.0, ceiling=100.0)
-    rounds = sorted({n for curves in panels.values() for c in curves for n in c.rounds})
+    rounds = sorted({n + 1 for curves in panels.values() for c in curves for n in c.rounds})
     styles = designer_styles(board)
 
     def paint(fig: Figure) -> None:
@@ -48,9 +50,10 @@ def validation_svg(board: Board) -> str:
         for ax, (metric, curves) in zip(axes, panels.items(), strict=True):
             for c in curves:
                 style = styles[c.designer]
-                ax.plot(c.rounds, c.mean, markersize=3, label=c.designer, **style)
+                numbers = [n + 1 for n in c.rounds]
+                ax.plot(numbers, c.mean, markersize=3, label=c.designer, **style)
                 if c.low is not None and c.high is not None:
-                    ax.fill_between(c.rounds, c.low, c.high, color=style["color"],
+                    ax.fill_between(numbers, c.low, c.high, color=style["color"],
                                     alpha=BAND_ALPHA, linewidth=0)  # fmt: skip
             ax.set_title(f"validation {SHORT[metric]} per round")
             ax.set_xlabel("round (after training on its config)")

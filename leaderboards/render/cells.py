@@ -1,6 +1,14 @@
-"""How a number reads in a table: one decimal, its interval in brackets, the zero mark."""
+"""How a number reads in a table: one decimal, its interval in brackets, the zero mark.
+
+A table promises only what its cells show: its title says `[95% CI]` only when some cell has
+an interval (with one seed none has), and a mark's legend is printed only under a table where
+some cell carries the mark.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from leaderboards.board import Delta, Estimate
 from leaderboards.metrics import NA
@@ -11,6 +19,32 @@ DESIGN_MARK = "‡"
 """After a designer's name: some of its design steps failed (the table's notes say how many)."""
 NO_INTERVAL = "1 seed: no interval"
 """Said once per board, for the numbers shown without brackets."""
+CI = "[95% CI]"
+
+
+class Ranged(Protocol):
+    """A number that may have an interval (`Estimate`, `Delta`, `Improvement`, ...)."""
+
+    @property
+    def low(self) -> float | None: ...
+
+    @property
+    def high(self) -> float | None: ...
+
+
+def has_interval(numbers: Iterable[Ranged | None]) -> bool:
+    """Whether some of `numbers` has an interval to show."""
+    return any(n is not None and n.low is not None and n.high is not None for n in numbers)
+
+
+def ci_title(title: str, shown: bool) -> str:
+    """`title [95% CI]` when the table shows intervals (`shown`), else `title` alone."""
+    return f"{title} {CI}" if shown else title
+
+
+def carries(mark: str, rows: Sequence[Sequence[str]]) -> bool:
+    """Whether some cell of `rows` carries `mark`: its legend is printed only then."""
+    return any(mark in cell for row in rows for cell in row)
 
 
 def estimate_text(e: Estimate | None) -> str:

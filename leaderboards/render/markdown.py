@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from leaderboards.board import Board, Cut
-from leaderboards.render.tables import TextTable, board_notes, board_tables
+from leaderboards.render.tables import TextTable, board_notes, board_tables, provenance_note
 
 
 def render_markdown(board: Board, details: Sequence[Cut] = ()) -> str:
-    parts = [f"> {note.text}\n" for note in board_notes(board)]
+    """What the board is of (once, on top), its notes, then every table with its notes."""
+    parts = [f"_{_cell(provenance_note(board))}_\n"]
+    parts.extend(f"> {note.text}\n" for note in board_notes(board))
     parts.extend(_table(t) for t in board_tables(board, details))
     return "\n".join(parts)
 

@@ -2,7 +2,9 @@
 the controls (normalised scores, sensitivity) and the detectable difference.
 
 They follow the Sum tables (the paper's layout stays first). A number whose interval is unknown
-(one seed) is shown bare, as in every table: the board says why once (`board_notes`).
+(one seed) is shown bare, as in every table: the board says why once (`board_notes`); a
+title says `[95% CI]`, and a note explains the intervals or the mark, only where some cell
+shows one.
 """
 
 from __future__ import annotations
@@ -10,7 +12,14 @@ from __future__ import annotations
 from leaderboards.board import Board, Improvement, NormalisedScore
 from leaderboards.bootstrap import ONE_SEED
 from leaderboards.metrics import LABELS, METRICS, NA, SHORT, Metric
-from leaderboards.render.cells import ZERO_MARK, delta_text, estimate_text
+from leaderboards.render.cells import (
+    ZERO_MARK,
+    carries,
+    ci_title,
+    delta_text,
+    estimate_text,
+    has_interval,
+)
 from leaderboards.render.text_table import TextTable
 
 EVEN_LEGEND = f"{ZERO_MARK} the 95% interval includes 0.5: no clear difference from the baseline"
@@ -44,24 +53,30 @@ def _aggregates(board: Board) -> TextTable:
         rows.append([*head, *counts, estimate_text(a.iqm), estimate_text(a.mean),
                      *([chance] if versus else [])])  # fmt: skip
     tasks = board.aggregates[0].tasks
+    shown = has_interval([*(e for a in board.aggregates for e in (a.iqm, a.mean)),
+                          *board.improvements])  # fmt: skip
     notes = [
         f"Score matrix: runs x tasks, a task = one suite x map size ({tasks} here), a score = "
         f"that run's {board.answers.replace('_', '-')} rate on it; mean over runs and tasks "
         "(every task weighs alike; overall weighs every suite alike).",
         "IQM: interquartile mean, the mean of the middle 50% of all run-task scores.",
-        f"Intervals: rliable's stratified bootstrap (runs resampled within each task), "
-        f"{board.bootstrap.resamples} resamples; run-to-run variation only, where the Sum "
-        "cells' intervals also resample instances.",
     ]
+    if shown:
+        notes.append(
+            f"Intervals: rliable's stratified bootstrap (runs resampled within each task), "
+            f"{board.bootstrap.resamples} resamples; run-to-run variation only, where the Sum "
+            "cells' intervals also resample instances."
+        )
     if versus:
-        notes += [
+        notes.append(
             f"P(> {board.baseline}): the chance a run of the designer beats a run of "
             f"{board.baseline} on a random task (ties count half; 0.5 = no difference); each "
-            "side's runs resampled on their own.",
-            EVEN_LEGEND,
-        ]
+            "side's runs resampled on their own."
+        )
+    if carries(ZERO_MARK, rows):
+        notes.append(EVEN_LEGEND)
     return TextTable(
-        title="rliable aggregates over runs x tasks: IQM and mean (%) [95% CI]",
+        title=ci_title("rliable aggregates over runs x tasks: IQM and mean (%)", shown),
         columns=["designer", "rate", "runs", "tasks", "IQM", "mean", *versus],
         rows=rows,
         text_columns=2,
@@ -90,17 +105,20 @@ def _normalised(board: Board) -> TextTable:
     anchors = (controls.zero, controls.positive)
     why = [n.note for n in controls.normalised
            if n.note and n.note != ONE_SEED and n.designer not in anchors]  # fmt: skip
+    shown = has_interval(controls.normalised)
+    title = f"Controls: overall Sum normalised, {controls.zero} = 0, {controls.positive} = 1"
+    intervals = [f"Intervals: the ratio of resampled differences from {controls.zero}, paired "
+                 "by seed and instance where the seeds match, else from each designer's own "
+                 "resamples."] if shown else []  # fmt: skip
     return TextTable(
-        title=f"Controls: overall Sum normalised, {controls.zero} = 0, {controls.positive} = 1 "
-        "[95% CI]",
+        title=ci_title(title, shown),
         columns=["designer", *(SHORT[m] for m in metrics)],
         rows=rows,
         notes=[
             f"(x - {controls.zero}) / ({controls.positive} - {controls.zero}) on the overall "
             f"Sum; {controls.positive} is the positive control (a fixed configuration matching "
             "the benchmarks' own mix).",
-            f"Intervals: the ratio of resampled differences from {controls.zero}, paired by "
-            "seed and instance where the seeds match, else from each designer's own resamples.",
+            *intervals,
             *dict.fromkeys(why),
         ],
         id="controls",
@@ -121,24 +139,28 @@ def _sensitivity(board: Board) -> TextTable:
     metrics: list[Metric] = [m for m in METRICS if m in controls.sensitivity]
     first = controls.sensitivity[metrics[0]]
     pairing = "paired" if first.paired else "unpaired"
-    cells = [delta_text(controls.sensitivity[m]) for m in metrics]
+    rows = [[f"{controls.positive} - {controls.negative}", pairing,
+             *(delta_text(controls.sensitivity[m]) for m in metrics)]]  # fmt: skip
+    marked = f" ({ZERO_MARK})" if carries(ZERO_MARK, rows) else ""
+    title = (f"Sensitivity: {controls.positive} minus {controls.negative}, overall Sum "
+             "(percentage points)")  # fmt: skip
     return TextTable(
-        title=f"Sensitivity: {controls.positive} minus {controls.negative}, overall Sum "
-        "(percentage points) [95% CI]",
+        title=ci_title(title, has_interval(controls.sensitivity[m] for m in metrics)),
         columns=["controls", "pairing", *(SHORT[m] for m in metrics)],
-        rows=[[f"{controls.positive} - {controls.negative}", pairing, *cells]],
+        rows=rows,
         text_columns=2,
         notes=[
             f"The positive control ({controls.positive}: trained on the benchmarks' own mix) "
-            f"minus the negative one ({controls.negative}): an interval that includes 0 "
-            f"({ZERO_MARK}) means this budget cannot tell them apart, nor rank designers.",
+            f"minus the negative one ({controls.negative}): an interval that includes 0"
+            f"{marked} means this budget cannot tell them apart, nor rank designers.",
         ],
         id="sensitivity",
     )
 
 
 def _power(board: Board) -> TextTable:
-    rows = [[LABELS[d.metric], str(d.seeds), f"{d.seed_sd:.2f}" if d.detectable is not None else NA,
+    rows = [[LABELS[d.metric], str(d.seeds),
+             f"{d.seed_sd:.2f}" if d.detectable is not None else NA,
              f"{d.instance_sd:.2f}", NA if d.detectable is None else f"{d.detectable:.1f}"]
             for d in board.power]  # fmt: skip
     first = board.power[0]
@@ -146,13 +168,14 @@ def _power(board: Board) -> TextTable:
     return TextTable(
         title="Power: the smallest difference between two designers this board could detect "
         "(points)",
-        columns=["rate", "seeds", "seed SD", "instance SE", "detectable"],
+        columns=["rate", "n seeds", "seed SD", "instance SE", "detectable"],
         rows=rows,
         notes=[
             f"detectable = (z_{1 - first.alpha / 2:g} + z_{first.power:g}) x sqrt(2 (seed SD^2 "
-            "+ instance SE^2) / seeds): the true difference the board's unpaired delta "
-            f"resolves at two-sided alpha {first.alpha:g} with power {first.power:g} (normal "
-            "quantiles: optimistic versus a t-test with few seeds).",
+            "+ instance SE^2) / n), n = seeds per designer (the board's typical): the true "
+            "difference the board's unpaired delta resolves at two-sided alpha "
+            f"{first.alpha:g} with power {first.power:g} (normal quantiles: optimistic versus "
+            "a t-test with few seeds).",
             "seed SD: run-to-run SD of the overall Sum, pooled within designers with 2+ seeds; "
             "instance SE: one run's overall Sum's instance-sampling standard error.",
             "`harness leaderboard power RUNS --delta D` says how many seeds a difference of D "

@@ -26,12 +26,17 @@ from leaderboards.render.cells import (
     DESIGN_MARK,
     NO_INTERVAL,
     ZERO_LEGEND,
+    ZERO_MARK,
+    carries,
+    ci_title,
     delta_text,
     estimate_text,
+    has_interval,
     number,
 )
 from leaderboards.render.statistics import statistics_tables
 from leaderboards.render.text_table import TextTable as TextTable  # re-exported
+from leaderboards.seeds import seed_ids
 
 CUT_TITLES: dict[Cut, str] = {"size": "map size", "subset": "wait subset", "hole": "hole ratio"}
 RATES_NOTE = (
@@ -90,6 +95,8 @@ def board_tables(board: Board, details: Sequence[Cut] = ()) -> list[TextTable]:
 
 
 def provenance_note(board: Board) -> str:
+    """What the board is of and what wrote it: drawn once per rendering (at its top), never
+    under a table, so a page with several Sum tables still says it once."""
     versions = sorted({r.package_version for r in board.runs})
     commits = sorted({r.git_commit[:10] for r in board.runs})
     return (
@@ -104,11 +111,16 @@ def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextT
     out = []
     for row in rows:
         for i, rate in enumerate(METRICS):
-            head = [_name(row), row.backend, row.policy, _seeds(row)] if i == 0 else [""] * 4
+            first = [_name(row), row.backend, row.policy, seed_ids(row.seeds)]
+            head = first if i == 0 else [""] * 4
             cells = [estimate_text(row.suites[s].get(rate)) for s in suites]
             out.append([*head, LABELS[rate], *cells, estimate_text(row.overall.get(rate))])
+    shown = has_interval(e for r in rows for cell in (*r.suites.values(), r.overall)
+                         for e in (cell.get(m) for m in METRICS))  # fmt: skip
+    intervals = [f"Intervals: {board.bootstrap.method}; {board.bootstrap.resamples} resamples, "
+                 f"rng seed {board.bootstrap.rng_seed}."] if shown else []  # fmt: skip
     return TextTable(
-        title=f"{title}: Sum (%), mean over seeds [95% CI]",
+        title=ci_title(f"{title}: Sum (%), mean over seeds", shown),
         columns=["designer", "backend", "policy", "seeds", "rate", *suites, "overall"],
         rows=out,
         text_columns=5,
@@ -117,9 +129,7 @@ def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextT
             RATES_NOTE,
             *unavailable_notes(board, overall=True),
             "Sum = mean over map sizes of the per-size rate; overall = mean over suites.",
-            f"Intervals: {board.bootstrap.method}; {board.bootstrap.resamples} resamples, "
-            f"rng seed {board.bootstrap.rng_seed}.",
-            provenance_note(board),
+            *intervals,
         ],
         id=f"main-{kind}",
     )
@@ -140,10 +150,6 @@ def unavailable_notes(board: Board, overall: bool = False, suite: str | None = N
     return notes
 
 
-def _seeds(row: DesignerRow) -> str:
-    return ",".join(str(s) for s in row.seeds)
-
-
 def _name(row: DesignerRow) -> str:
     """The designer, marked when some of its design steps failed."""
     return f"{row.designer} {DESIGN_MARK}" if row.design_failures else row.designer
@@ -159,21 +165,23 @@ def _design_notes(board: Board, rows: list[DesignerRow], kind: str) -> list[str]
 def _deltas(board: Board) -> TextTable:
     suites = [s.name for s in board.suites]
     out = []
+    shown = False
     for row in board.rows:
         if row.delta is None or row.delta_overall is None:
             continue
         paired = "paired" if row.delta_overall.valid.paired else "unpaired"
         for i, rate in enumerate(METRICS):
             head = [_name(row), paired] if i == 0 else ["", ""]
-            cells = [delta_text(row.delta[s].get(rate)) for s in suites]
-            out.append([*head, LABELS[rate], *cells, delta_text(row.delta_overall.get(rate))])
+            deltas = [*(row.delta[s].get(rate) for s in suites), row.delta_overall.get(rate)]
+            shown = shown or has_interval(deltas)
+            out.append([*head, LABELS[rate], *(delta_text(d) for d in deltas)])
     return TextTable(
-        title=f"Minus baseline {board.baseline} (percentage points) [95% CI]",
+        title=ci_title(f"Minus baseline {board.baseline} (percentage points)", shown),
         columns=["designer", "pairing", "rate", *suites, "overall"],
         rows=out,
         text_columns=3,
         notes=[
-            ZERO_LEGEND,
+            *([ZERO_LEGEND] if carries(ZERO_MARK, out) else []),
             "paired: same seeds, instance by instance; unpaired: seeds differ.",
             *unavailable_notes(board, overall=True),
         ],
@@ -194,9 +202,10 @@ def _details(board: Board, cut: Cut) -> list[TextTable]:
                          for k in keys]  # fmt: skip
                 out.append([_name(row) if i == 0 else "", LABELS[rate], *texts])
         within = [] if cut == "size" else ["Each cell: mean over map sizes within the cut."]
+        shown = has_interval(e for d in cells for e in (d.rates.get(m) for m in METRICS))
         tables.append(
             TextTable(
-                title=f"{suite.name} by {CUT_TITLES[cut]}: rate (%) [95% CI]",
+                title=ci_title(f"{suite.name} by {CUT_TITLES[cut]}: rate (%)", shown),
                 columns=["designer", "rate", *keys],
                 rows=out,
                 text_columns=2,
@@ -321,6 +330,10 @@ def _beside_paper(board: Board, suite: str) -> TextTable:
         cells = [_paper(r.sizes[suite][k]) if k in r.sizes[suite] else "-" for k in keys]
         out.append([r.label, "paper", *cells, _paper(r.suites[suite])])
     left_out = [r.label for r in ref.rows if suite in r.suites and suite not in r.sizes]
+    sized = [d for d in board.details if d.suite == suite and d.cut == "size"]
+    intervals = (f"; intervals in the '{suite} by map size' table"
+                 if has_interval(e for d in sized for e in (d.rates.get(m) for m in METRICS))
+                 else "")  # fmt: skip
     return TextTable(
         title=f"{suite} by map size beside the paper's ({ref.label}): valid / {PAPER_OPT} (%)",
         columns=["row", "from", *keys, "Sum"],
@@ -328,8 +341,8 @@ def _beside_paper(board: Board, suite: str) -> TextTable:
         text_columns=2,
         notes=[
             f"Each cell: valid / {PAPER_OPT} (the paper's opt.); this board: "
-            f"mean over seeds ({board.answers.replace('_', '-')} answers; intervals in the "
-            f"'{suite} by map size' table); paper: as its project page reports it.",
+            f"mean over seeds ({board.answers.replace('_', '-')} answers{intervals}); paper: "
+            "as its project page reports it.",
             *unavailable_notes(board, suite=suite),
             *([f"Paper rows with Sums only (no per-size cells on the project page): "
                f"{', '.join(left_out)}."] if left_out else []),

@@ -17,14 +17,16 @@ from rich.table import Table
 from rich.text import Text
 
 from leaderboards.board import Board, Cut
-from leaderboards.render.tables import TextTable, board_notes, board_tables
+from leaderboards.render.tables import TextTable, board_notes, board_tables, provenance_note
 
 
 def terminal_renderable(board: Board, details: Sequence[Cut] = ()) -> RenderableType:
-    """Every table of the board, with its notes, as one rich renderable."""
-    parts: list[RenderableType] = [
+    """What the board is of (once), its notes, then every table with its notes, as one rich
+    renderable."""
+    parts: list[RenderableType] = [Text(provenance_note(board), style="dim")]
+    parts.extend(
         Text(note.text, style="yellow" if note.warning else "dim") for note in board_notes(board)
-    ]
+    )
     for table in board_tables(board, details):
         parts.append(_Fitted(table))
         parts.extend(Text(note, style="dim") for note in table.notes)

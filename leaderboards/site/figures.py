@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from leaderboards.board import Board, Controls, NormalisedScore
 from leaderboards.metrics import METRICS, SHORT, Metric
 from leaderboards.render.cells import ZERO_MARK, delta_text
+from leaderboards.seeds import mean_over_seeds
 from leaderboards.site.runs import RunView
 
 Writer = Callable[[str, str], None]
@@ -139,7 +140,7 @@ def _size_caption(board: Board, suite: str) -> str:
     )
     info = next(s for s in board.suites if s.name == suite)
     if info.unavailable:
-        text += " " + " ".join(info.unavailable.values()) + "."
+        text += " " + " ".join(sentence(note) for note in info.unavailable.values())
     if plots.paper_rows(board, suite):
         text += (
             " Dashed: the paper's per-size figures (reported, not reproduced) on the valid and "
@@ -236,6 +237,8 @@ def sensitivity_line(controls: Controls, metrics: Sequence[Metric]) -> str:
         verdict = f"{which} includes 0, so this budget cannot tell the controls apart"
     elif blurred == {False}:
         verdict = f"{which} excludes 0, so this budget tells the controls apart"
+    elif True not in blurred:  # no value carries the mark: no legend for it
+        verdict = "every interval shown excludes 0, so this budget tells the controls apart"
     else:
         verdict = (f"{ZERO_MARK} marks an interval that includes 0: on that rate this budget "
                    "cannot tell the controls apart")  # fmt: skip
@@ -274,12 +277,12 @@ def _trajectories(trajectories: Sequence[Trajectory], ratio_top: float, write: W
     figures = []
     for t in trajectories:
         records = [v.record for v in t.runs]
-        seeds = ", ".join(str(r.seed) for r in records)
-        svg = plots.trajectory_svg(records, f"{t.designer}: configuration per round "
-                                   f"(mean over seeds {seeds})", ratio_top)  # fmt: skip
+        over = mean_over_seeds(r.seed for r in records)
+        svg = plots.trajectory_svg(records, f"{t.designer}: configuration per round ({over})",
+                                   ratio_top)  # fmt: skip
         caption = (
-            f"{t.designer}: ratio, hole_ratio and wait_ratio per map size and round, mean over "
-            f"seeds {seeds}; each run's own is on its page."
+            f"{t.designer}: ratio, hole_ratio and wait_ratio per map size and round (round 1: "
+            f"the starting configuration), {over}; each run's own is on its page."
         )
         alt = f"{t.designer}: configuration per map size and round"
         figures.append(figure(write, f"plots/trajectory-{t.slug}.svg", svg, alt, caption))

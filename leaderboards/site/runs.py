@@ -2,6 +2,9 @@
 
 Everything here is plain data for the templates; model text stays text (the templates
 autoescape it), so a transcript can never add markup or scripts to a page.
+
+Rounds are numbered for a reader as `harness run` and `harness runs show` number them, from 1
+(`round 1/20`); only the run directory's names (`round-000`) and the records count from 0.
 """
 
 from __future__ import annotations
@@ -38,9 +41,18 @@ Rates = dict[Metric, float | None]
 """Percent per rate; None where the record cannot give it (the page shows n/a)."""
 
 
+def round_label(index: int, total: int) -> str:
+    """`1/20` for the record's round 0 of 20: as `harness runs show` labels rounds."""
+    return f"{index + 1}/{total}"
+
+
 @dataclass(frozen=True)
 class RoundView:
     round: RoundResult
+    number: int
+    """From 1, as the CLI counts rounds: the record's (and directory's) index plus one."""
+    label: str
+    """`number/total` (`round_label`)."""
     rates: Rates
     """The round's validation rates (optimal ones None in reports that predate them)."""
     answers: int
@@ -78,6 +90,13 @@ class RunView:
         return f"{self.record.designer}, seed {self.record.seed}"
 
     @property
+    def start_text(self) -> str:
+        """Where the configuration round 1 trained on came from (`initial_source`)."""
+        if self.record.initial_source == "designer":
+            return "the designer's own"
+        return f"shared: every designer of seed {self.record.seed} starts from it"
+
+    @property
     def design_text(self) -> str:
         """`0/19 failed`, `2/19 design steps failed: rate limit`, or `-` (no design steps)."""
         steps = self.record.design_steps()
@@ -113,6 +132,8 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = Tr
     rounds = [
         RoundView(
             round=r,
+            number=r.round + 1,
+            label=round_label(r.round, len(record.rounds)),
             rates={m: _pct(getattr(r.validation.overall, f"{m}_rate")) for m in METRICS},
             answers=r.validation.overall.n,
             proposal=r.proposal,

@@ -21,7 +21,7 @@ ANSWERS = rates({3: (20, 10, 5), 4: (20, 8, 2)})
 GOOD = rates({3: (20, 16, 9), 4: (20, 12, 6)})
 UNRANKED = (
     "gpt: not ranked: 19/19 design steps failed (missing credentials); its runs trained on the "
-    "round-0 configuration throughout (--allow-design-failures shows it, flagged)"
+    "starting configuration throughout (--allow-design-failures shows it, flagged)"
 )
 
 
@@ -97,7 +97,7 @@ def test_allow_design_failures_shows_it_flagged() -> None:
     assert board.unranked == () and gpt.delta_overall is not None
     line = (
         "‡ gpt: 19/19 design steps failed: missing credentials; shown because its runs were "
-        "started with --allow-design-failures: they trained on the round-0 configuration "
+        "started with --allow-design-failures: they trained on the starting configuration "
         "throughout"
     )
     for fmt in ("terminal", "markdown", "html"):

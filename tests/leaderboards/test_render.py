@@ -15,13 +15,16 @@ from rich.console import Console
 from leaderboards import (
     BOARD_SCHEMA_VERSION,
     Board,
+    LoadedRun,
     board_json_schema,
     build_board,
     load_runs,
     render,
     terminal_renderable,
 )
+from leaderboards.power import power_lines
 from leaderboards.render.csv_table import FIELDS
+from leaderboards.seeds import mean_over_seeds, seed_count, seed_ids
 from tests.leaderboards.handmade import rates, run
 
 
@@ -92,7 +95,7 @@ def test_markdown_tables_have_a_consistent_shape(board: Board) -> None:
         widths = {line.count(" | ") for line in table}
         assert len(widths) == 1, block
         assert re.fullmatch(r"\|( (:---|---:) \|)+", table[1]), table[1]
-    assert "| random | cpu | mlp | 0,1 | valid |" in text
+    assert "| random | cpu | mlp | seeds 0, 1 | valid |" in text
 
 
 def test_html_is_one_self_contained_page_with_the_tables(board: Board) -> None:
@@ -164,3 +167,78 @@ def test_size_details_at_140_columns_split_tables_instead_of_wrapping_intervals(
         assert re.search(rf"┃\s+{key} ┃", text), key
     wide = render(board, "terminal", details=["size"], width=400)
     assert "(continued)" not in wide, "a table that fits is drawn whole"
+
+
+# -- how seeds, intervals, marks and the meta line read ---------------------------------------
+
+TEXT_FORMATS = ("terminal", "markdown", "html")
+
+
+def _board(seeds: tuple[int, ...], mine: int, policy: bool = False) -> Board:
+    """random (valid 30 + seed) and mine (valid `mine` + seed, SOC-optimal a third of it) on
+    `seeds`; a zero-shot policy if asked."""
+    runs = [run(name, seed, rates({3: (100, base + seed, base // 3), 4: (100, base, base // 6)}))
+            for name, base in (("random", 30), ("mine", mine)) for seed in seeds]  # fmt: skip
+    if policy:
+        loaded = run("model", seeds[0], rates({3: (100, 50, 10), 4: (100, 50, 5)}))
+        runs.append(LoadedRun(Path("hand/policies/model"),
+                              loaded.record.model_copy(update={"kind": "policy"})))  # fmt: skip
+    return build_board(runs, resamples=200, details=["size"])
+
+
+def test_seed_words_say_a_count_or_name_the_ids() -> None:
+    assert [seed_count(n) for n in (1, 3)] == ["1 seed", "3 seeds"]
+    assert [seed_ids(ids) for ids in ([0], [0, 1, 2])] == ["seed 0", "seeds 0, 1, 2"]
+    assert mean_over_seeds([0, 1, 2]) == "mean over seeds 0, 1, 2"
+    assert mean_over_seeds([4]) == "seed 4 only"
+
+
+def test_the_seeds_column_names_seeds_and_power_counts_them() -> None:
+    one = _board((0,), 45)
+    assert "| random | cpu | mlp | seed 0 | valid |" in render(one, "markdown")
+    assert '<td class="text">seed 0</td>' in render(one, "html")
+    assert re.search(r"│ random\s+│ cpu\s+│ mlp\s+│ seed 0 │", render(one, "terminal", width=250))
+    two = _board((0, 1), 45)
+    markdown = render(two, "markdown")
+    assert "| random | cpu | mlp | seeds 0, 1 | valid |" in markdown
+    assert "| rate | n seeds | seed SD | instance SE | detectable |" in markdown
+    assert "| valid | 2 |" in markdown, "the power row: a count, under a header that says so"
+    (valid,) = [d for d in two.power if d.metric == "valid"]
+    lines = power_lines([valid.model_copy(update={"seeds": 1})], 5.0)
+    assert lines[1].startswith("  with 1 seed per designer: detects ")
+    assert lines[2].endswith(" seeds per designer") and "1 seeds" not in " ".join(lines)
+
+
+def test_one_seed_boards_promise_no_interval_and_explain_no_mark() -> None:
+    board = _board((0,), 30)  # mine level with random: an interval would include 0
+    for fmt in TEXT_FORMATS:
+        text = render(board, fmt, details=["size"], width=250)
+        assert "1 seed: no interval" in text, fmt
+        assert "[95% CI]" not in text and "Intervals:" not in text, fmt
+        assert "†" not in text, fmt
+        assert "Designers: Sum (%), mean over seeds" in text and "+0.0" in text, fmt
+
+
+def test_the_mark_legend_is_printed_only_under_marked_cells() -> None:
+    apart = _board((0, 1), 60)  # every interval clear of 0 (and of 0.5)
+    level = _board((0, 1), 30)  # mine is random's twin: every interval includes 0 (and 0.5)
+    for fmt in TEXT_FORMATS:
+        text = render(apart, fmt, width=250)
+        assert "Designers: Sum (%), mean over seeds [95% CI]" in text, fmt
+        assert "Minus baseline random (percentage points) [95% CI]" in text, fmt
+        assert "IQM and mean (%) [95% CI]" in text, fmt
+        assert "†" not in text, fmt
+        marked = render(level, fmt, width=250)
+        assert "+0.0 [+0.0, +0.0] †" in marked and "0.50 [0.50, 0.50] †" in marked, fmt
+        assert "† the 95% interval includes 0: no clear difference" in marked, fmt
+        assert "† the 95% interval includes 0.5: no clear difference" in marked, fmt
+
+
+def test_the_meta_line_is_printed_once_per_rendering() -> None:
+    board = _board((0, 1), 45, policy=True)
+    line = "5 runs, greedy answers; envdesign-bench 0.0.test (abc); board schema 3"
+    for fmt in TEXT_FORMATS:
+        text = render(board, fmt, width=250)
+        assert "Designers: Sum" in text and "Policies (zero-shot): Sum" in text, fmt
+        assert text.count(line) == 1, fmt
+        assert text.index(line) < text.index("Designers: Sum"), fmt

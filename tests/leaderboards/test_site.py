@@ -116,6 +116,21 @@ def test_the_index_tells_the_story_first(site: Path) -> None:
         assert int(width) > 100 and int(height) > 100, img
 
 
+def test_seeds_rounds_and_the_meta_line_read_as_on_the_cli(site: Path) -> None:
+    """Seed ids after the word seed, rounds from 1 (`1/1`), the meta line once."""
+    index = (site / "index.html").read_text()
+    assert '<td class="text">seeds 0, 1</td>' in index
+    caption = "per map size and round (round 1: the starting configuration), mean over seeds 0, 1;"
+    assert caption in index
+    heatmap = (site / "plots/trajectory-random.svg").read_text()
+    assert "<!-- random: configuration per round (mean over seeds 0, 1) -->" in heatmap
+    meta = re.findall(r"\d+ runs, greedy answers; envdesign-bench [^<]*board schema \d+", index)
+    assert len(meta) == 1, meta
+    page = (site / "runs/random-seed-0.html").read_text()
+    assert '<a href="#round-1">1/1</a>' in page and "<h3>Round 1/1</h3>" in page
+    assert "Proposal for round 2" in page and 'id="round-0"' not in page
+
+
 def test_changes_asked_is_a_table_in_size_order(site: Path) -> None:
     page = (site / "runs/random-seed-0.html").read_text()
     table = page.split('<table class="changes">')[1].split("</table>")[0]
@@ -353,7 +368,7 @@ def test_the_site_flags_failed_design_steps_and_lists_the_unranked(flagged_site:
     index = (flagged_site / "index.html").read_text()
     assert (
         "uniform: not ranked: 2/2 design steps failed (missing credentials); its runs trained "
-        "on the round-0 configuration throughout (--allow-design-failures shows it, flagged)"
+        "on the starting configuration throughout (--allow-design-failures shows it, flagged)"
     ) in index
     assert '<td class="text">gpt ‡</td>' in index and "uniform ‡" not in index
     assert (
@@ -367,7 +382,7 @@ def test_the_site_flags_failed_design_steps_and_lists_the_unranked(flagged_site:
     page = (flagged_site / "runs/uniform-seed-0.html").read_text()
     assert (
         "1/1 design steps failed: missing credentials; not ranked on the board: every design "
-        "step of uniform failed, so its runs trained on the round-0 configuration throughout"
+        "step of uniform failed, so its runs trained on the starting configuration throughout"
     ) in page
     assert "No usable answer (missing credentials): the previous configuration was kept." in page
     shown = (flagged_site / "runs/gpt-seed-0.html").read_text()
