@@ -113,11 +113,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     left, right = _Operand.of(a), _Operand.of(b)
     pieces = tiles(rows, cols)
     threads = min(torch.get_num_threads(), len(pieces))
-    groups = [pieces[i::threads] for i in range(threads)]
     compute = _TileProduct(left, right, out, inner)
     if threads == 1:
         compute(pieces)
         return out
+    groups = [pieces[i::threads] for i in range(threads)]
     futures = [_pool(threads).submit(compute, group) for group in groups[1:]]
     compute(groups[0])
     for future in futures:
@@ -137,13 +137,13 @@ class _TileProduct:
 
     def __call__(self, pieces: Sequence[Tile]) -> None:
         gemm = openblas().library.scipy_cblas_sgemm
-        ldc = self.out.stride(0)
+        ldc, size = self.out.stride(0), self.out.element_size()
         for tile in pieces:
             gemm(
                 _ROW_MAJOR, self.left.trans, self.right.trans, tile.rows, tile.cols, self.inner,
                 1.0, self.left.pointer(tile.row, 0), self.left.ld,
                 self.right.pointer(0, tile.col), self.right.ld,
-                0.0, self.out.data_ptr() + (tile.row * ldc + tile.col) * 4, ldc,
+                0.0, self.out.data_ptr() + (tile.row * ldc + tile.col) * size, ldc,
             )  # fmt: skip
 
 
