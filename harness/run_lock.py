@@ -27,6 +27,7 @@ import fcntl
 import json
 import os
 import socket
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -53,6 +54,8 @@ WRITER_LOCK = ".writer.lock"
 """Held by the process that writes the run's files (the command's worker)."""
 MAX_HOLDER_BYTES = 4096
 """A lock file is a few dozen bytes; anything longer is not ours and is not read whole."""
+HOLDER_WAIT_S = 1.0
+"""How long a refusal waits for a just-taken lock's holder to write its name (see `_holder`)."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,7 @@ class RunLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                who = Holder.parse(os.pread(fd, MAX_HOLDER_BYTES, 0))
+                who = _holder(fd)
                 os.close(fd)
                 self._remove_made()
                 raise RunLocked(self.run, who) from None
@@ -182,7 +185,7 @@ def refusal(run: Path, name: str = COMMAND_LOCK) -> RunLocked | None:
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
-        return RunLocked(Path(run), Holder.parse(os.pread(fd, MAX_HOLDER_BYTES, 0)))
+        return RunLocked(Path(run), _holder(fd))
     except OSError:
         return None
     finally:
@@ -213,6 +216,18 @@ def claim_runs(runs: Iterable[Path]) -> Iterator[None]:
         for run in sorted(set(runs)):
             held.enter_context(RunLock(run, COMMAND_LOCK))
         yield
+
+
+def _holder(fd: int) -> Holder | None:
+    """Who holds the lock open at `fd`: its holder writes its name just after taking the lock,
+    so a name not there yet is read again for up to `HOLDER_WAIT_S` (a refusal that names the
+    process to wait for is worth a moment); None if it never comes (a file not ours)."""
+    deadline = time.monotonic() + HOLDER_WAIT_S
+    while True:
+        who = Holder.parse(os.pread(fd, MAX_HOLDER_BYTES, 0))
+        if who is not None or time.monotonic() >= deadline:
+            return who
+        time.sleep(0.01)
 
 
 def _write_holder(path: Path) -> None:

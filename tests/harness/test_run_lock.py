@@ -4,11 +4,13 @@ created exclusively."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pickle
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from envdesign_common import atomic_write_bytes
 from harness.run_lock import (
     COMMAND_LOCK,
     WRITER_LOCK,
+    Holder,
     RunLock,
     RunLocked,
     claim_runs,
@@ -123,3 +126,25 @@ def test_a_fresh_run_record_is_created_exclusively(tmp_path: Path) -> None:
     with pytest.raises(FileExistsError):
         atomic_write_bytes(target, b"second", exclusive=True)
     assert target.read_bytes() == b"first" and [p.name for p in tmp_path.iterdir()] == ["run.json"]
+
+
+def test_a_refusal_waits_for_a_just_taken_lock_to_name_its_holder(tmp_path: Path) -> None:
+    """A lock is taken first and named a moment later: a contender that looks in between still
+    names the holder (two `--resume` started together once got "another process" without its
+    pid)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    path = run / WRITER_LOCK
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        namer = threading.Timer(0.2, path.write_bytes, args=(Holder.me().dump(),))
+        namer.start()
+        with pytest.raises(RunLocked) as err:
+            RunLock(run).acquire()
+        namer.join()
+        assert f"(pid {os.getpid()} on " in str(err.value)
+        found = refusal(run, WRITER_LOCK)
+        assert found is not None and found.who is not None and found.who.pid == os.getpid()
+    finally:
+        os.close(fd)

@@ -66,7 +66,7 @@ def test_a_mixed_board_names_the_designers_without_an_interval() -> None:
     runs.append(run("lonely", 9, rates({3: (50, 30, 5)})))
     text = render(build_board(runs, resamples=FAST), "markdown")
     assert "> 1 seed: no interval for lonely (seed-to-seed variation needs 2+ seeds)" in text
-    assert "| lonely | cpu | mlp | 9 | valid | 60.0 | 60.0 |" in text
+    assert "| lonely | cpu | mlp | seed 9 | valid | 60.0 | 60.0 |" in text
     assert "| +40.0 | +40.0 |" in text, "its delta is bare too"
 
 
