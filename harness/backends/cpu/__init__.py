@@ -6,9 +6,10 @@ also doing other work that made rounds about 12x slower. `setdefault` leaves a u
 alone, and it has no effect if torch was already imported before this package.
 
 The kernels torch and MKL choose by CPU are pinned here too, before torch computes anything
-(`run_records.machine.pin_cpu_kernels`: ``ATEN_CPU_CAPABILITY=avx2``, ``MKL_CBWR=AVX2``), so that
-the same seed computes alike on more machines; what was in effect is read back into every
-run record.
+(`run_records.machine.pin_cpu_kernels`: ``ATEN_CPU_CAPABILITY=avx2``,
+``MKL_CBWR=COMPATIBLE``); with the learner's own matrix products (`products`), the same seed
+computes the same fp32 bits on every x86-64 CPU with AVX2. What was in effect is read back
+into every run record, with the learner's fingerprint (`fingerprint`).
 
 glibc's allocator is told to keep freed memory (see `keep_freed_memory`), for the same kind
 of reason: a training step allocates and frees tens of MB of activations, and by default
