@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.backends.base import Backend
-from mapf_env import BenchmarkSuite, EvalReport, Instance
+from mapf_env import BenchmarkSuite, EvalReport, Instance, load_suite, stratified
 from run_records import ScoredSuite, SuiteAnswers, judge, score_answers
 
 
@@ -29,3 +29,9 @@ def benchmark_suite(
     sampled = backend.respond(instances, samples=best_of, greedy=False, seed=seed + 1)
     answers = SuiteAnswers.of(suite, [texts[0] for texts in greedy], sampled)
     return score_answers(suite, answers, best_of)
+
+
+def experiment_suite(name: str, limit: int | None) -> BenchmarkSuite:
+    """Shipped suite `name` as an experiment evaluates it: whole, or its stratified subset of
+    `limit` instances (what `leaderboards` rebuilds to re-score the stored answers)."""
+    return stratified(load_suite(name), limit)

@@ -150,13 +150,14 @@ class ExperimentConfig(BaseModel):
     )
     backend: str = Field(
         "cpu",
-        description="The trainer, a registered backend: cpu (the MLP learner) or verl (GRPO on "
-        "GPUs), or a plug-in's; its settings go in a section of its name (verl: ...).",
+        description="The trainer, a registered backend: cpu (the MLP learner), trl (a Hugging "
+        "Face model with TRL, one GPU or a CPU), verl (GRPO on GPUs), or a plug-in's; its "
+        "settings go in a section of its name (trl: ..., verl: ...).",
     )
     policy: str = Field(
         "mlp",
         description="cpu: 'mlp' (illegal moves masked) or 'mlp-free' (every failure type "
-        "possible, learned away); verl: a Hugging Face model id or path.",
+        "possible, learned away); trl and verl: a Hugging Face model id or path.",
     )
     rounds: int = Field(3, ge=1, le=1000)
     samples_per_round: int = Field(4000, ge=1, le=1_000_000)
@@ -200,6 +201,14 @@ class ExperimentConfig(BaseModel):
     benchmarks: tuple[str, ...] = BENCHMARK_SUITES
     best_of: int = Field(
         8, ge=1, le=MAX_BEST_OF, description="Samples per instance for best-of-n evaluation."
+    )
+    limit: int | None = Field(
+        None,
+        ge=1,
+        description="Instances per suite, validation and benchmarks alike: a stratified subset "
+        "(every size, wait subset and hole ratio kept in proportion; mapf_env.stratified) for "
+        "a backend too slow for whole suites, such as a language model on a CPU. None: whole "
+        "suites. Boards never pool runs of different limits.",
     )
     backend_settings: SerializeAsAny[BaseModel] | None = Field(
         default=None,
@@ -271,6 +280,8 @@ class ExperimentConfig(BaseModel):
         # existed): its absence in a record means SOC, and older runs compare equal.
         if out.get("reward_objective") == Objective.SOC.value:
             del out["reward_objective"]
+        if out.get("limit") is None:  # whole suites, as every record without the key was scored
+            out.pop("limit", None)
         return out
 
     def settings_of(self, model: type[Section]) -> Section:

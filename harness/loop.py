@@ -24,7 +24,7 @@ seed and the round index, so a resumed run gives the results of an uninterrupted
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -33,6 +33,7 @@ from designers import (
     Designer,
     DesignerNotReady,
     Endpoint,
+    Proposal,
     ServedModel,
     backend_endpoints,
     create_designer,
@@ -42,12 +43,12 @@ from designers import (
     takes_context_variant,
 )
 from harness.backends.base import Backend, BackendUnavailable, ServingBackend, machine_of, serving
-from harness.evaluate import benchmark_suite, validation_report
+from harness.evaluate import benchmark_suite, experiment_suite, validation_report
 from harness.events import CurveFile, Observers, PhaseClock, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.round_timings import accounted, benchmark_timings
 from harness.run_dir import RunDir
-from mapf_env import EnvConfig, generate, load_suite
+from mapf_env import EnvConfig, generate
 from mapf_env.sampler import slot_seed
 from run_records import (
     MachineRecord,
@@ -88,7 +89,8 @@ def run_designer(
         return done
     serves = isinstance(backend, ServingBackend)
     designer, initial, own = start_run(experiment, designer_name, seed, serves_models=serves)
-    validation = [item.instance for item in load_suite(experiment.validation).items]
+    validation = [item.instance for item in
+                  experiment_suite(experiment.validation, experiment.limit).items]  # fmt: skip
     rounds = run.finished_rounds()
     config = resume_point(backend, run, rounds, initial, seed)
     for n in range(len(rounds), experiment.rounds):
@@ -109,15 +111,16 @@ def run_designer(
                              epochs=training.epochs, training=training.summary)  # fmt: skip
         if n + 1 < experiment.rounds:
             watch.phase("design", n)
-            with serving(backend, backend_endpoints(designer)) as endpoints:
-                context = design_context(experiment, seed, initial, [*rounds, result], endpoints)
-                result = result.model_copy(update={"proposal": designer.propose(context)})
+            context_for = partial(design_context, experiment, seed, initial, [*rounds, result])
+            proposal = design(designer, backend, context_for, config)
+            result = result.model_copy(update={"proposal": proposal})
         result = run.finish_round(accounted(result, clock, backend, training))
         watch.round_done(result)
         rounds.append(result)
         config = result.proposal.config if result.proposal is not None else config
     watch.phase("benchmark", experiment.rounds)
-    scored = {name: benchmark_suite(backend, load_suite(name), experiment.best_of, seed)
+    scored = {name: benchmark_suite(backend, experiment_suite(name, experiment.limit),
+                                    experiment.best_of, seed)
               for name in experiment.benchmarks}  # fmt: skip
     suites, answers_sha256 = store_scored(run.path, scored)
     record = ResultRecord(**stamp(), experiment=experiment.model_dump(mode="json"),
@@ -131,6 +134,28 @@ def run_designer(
     run.write_result(record)
     watch.phase("done", experiment.rounds)
     return record
+
+
+def design(
+    designer: Designer,
+    backend: Backend,
+    context_for: Callable[[Mapping[ServedModel, Endpoint]], DesignContext],
+    config: EnvConfig,
+) -> Proposal:
+    """The designer's proposal, asked with the models it reads served for the step only. A
+    server that could not start makes the step a failed one -- the configuration is kept, its
+    reason recorded -- rather than ending the run: the designer could not design."""
+    with serving(backend, backend_endpoints(designer)) as served:
+        if served.failures:
+            lines = tuple(f"{which} model: {line}" for which, line in served.failures.items())
+            return Proposal(
+                designer=designer.name,
+                config=config,
+                kept_previous=True,
+                failure_reason="model server did not start",
+                failures=lines,
+            )
+        return designer.propose(context_for(served.endpoints))
 
 
 def run_machine(backend: Backend, rounds: Sequence[RoundResult]) -> MachineRecord | None:
@@ -176,8 +201,8 @@ def make_designer(
     if backend_endpoints(designer) and not serves_models:
         raise DesignerNotReady(
             f"designer {name!r} asks the model the training backend serves, but the "
-            f"{experiment.backend} backend serves none: use backend verl, or give it a server, "
-            f"e.g. --set 'designer_options.{parse_entry(name).spec}.endpoint={{base_url: "
+            f"{experiment.backend} backend serves none: use backend trl or verl, or give it a "
+            f"server, e.g. --set 'designer_options.{parse_entry(name).spec}.endpoint={{base_url: "
             f"http://127.0.0.1:8000/v1, model: my-model}}'"
         )
     if ready:

@@ -216,7 +216,9 @@ def compare_cmd(
     seeds: Annotated[
         int | None, typer.Option(help="Seeds 0..N-1; default: the preset's seeds.")
     ] = None,
-    backend: Annotated[str | None, typer.Option(help="cpu, verl or a plug-in backend.")] = None,
+    backend: Annotated[
+        str | None, typer.Option(help="cpu, trl, verl or a plug-in backend.")
+    ] = None,
     set_: SetOption = None,
     out: OutOption = Path("runs"),
     resume: ResumeOption = False,

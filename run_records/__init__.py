@@ -36,6 +36,7 @@ from run_records.machine import (
     native_bf16,
     over_rounds,
     pin_cpu_kernels,
+    unpin_cpu_kernels,
 )
 from run_records.run_files import (
     CHECKPOINT_DIR,
@@ -152,6 +153,7 @@ __all__ = [
     "summarise",
     "tally_design_steps",
     "tally_problem",
+    "unpin_cpu_kernels",
     "verdict_reports",
     "vouched_files",
     "write_answers",

@@ -62,15 +62,35 @@ MKL_BRANCHES |= {8: "SSE4_2", 9: "AVX", 10: "AVX2", 12: "AVX512", 14: "AVX512_E1
 MKL_STRICT = 0x10000
 
 
+PINNED_HERE = "ENVDESIGN_PINNED"
+"""Names the variables of `PINNED` that `pin_cpu_kernels` set (not the user), comma-separated;
+child processes inherit it with them, so `unpin_cpu_kernels` can undo exactly those."""
+
+
 def pin_cpu_kernels() -> dict[str, str]:
     """Set `PINNED` in the environment where the user has not; returns what is now set.
 
     Must run before torch computes anything: torch reads its capability, and MKL its branch,
     once, at their first use.
     """
+    ours = set(filter(None, os.environ.get(PINNED_HERE, "").split(",")))
     for name, value in PINNED.items():
-        os.environ.setdefault(name, value)
+        if name not in os.environ:
+            os.environ[name] = value
+            ours.add(name)
+    if ours:
+        os.environ[PINNED_HERE] = ",".join(sorted(ours))
     return {name: os.environ[name] for name in PINNED}
+
+
+def unpin_cpu_kernels() -> None:
+    """Take back what `pin_cpu_kernels` set (never what the user set) in this process and its
+    children, for work that needs speed rather than the CPU learner's bits: a language model's
+    matrix products run about 4x slower on MKL's COMPATIBLE branch. Like the pin, it takes
+    effect only before torch and MKL first compute here (`mkl_branch` says which held)."""
+    for name in filter(None, os.environ.pop(PINNED_HERE, "").split(",")):
+        if name in PINNED and os.environ.get(name) == PINNED[name]:
+            del os.environ[name]
 
 
 class MachineRecord(BaseModel):

@@ -45,6 +45,11 @@ class TrainStep(BaseModel):
         description="Policy-gradient loss (verl's actor/pg_loss), KL term excluded."
     )
     seconds: float
+    answer_tokens: float | None = Field(
+        default=None,
+        description="Mean answer length in tokens; None from a learner that writes no tokens "
+        "(the CPU learner) or does not count them.",
+    )
 
 
 DETAIL_KEYS: dict[str, str] = {

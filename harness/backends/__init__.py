@@ -1,9 +1,11 @@
-"""Training backends: who turns a round's dataset into a better policy (CPU learner, verl)."""
+"""Training backends: who turns a round's dataset into a better policy (cpu, trl, verl)."""
 
 from harness.backends.base import (
     Backend,
     BackendUnavailable,
     RoundTraining,
+    Served,
+    ServerUnavailable,
     ServingBackend,
     serving,
 )
@@ -12,6 +14,8 @@ __all__ = [
     "Backend",
     "BackendUnavailable",
     "RoundTraining",
+    "Served",
+    "ServerUnavailable",
     "ServingBackend",
     "serving",
 ]

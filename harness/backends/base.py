@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from designers import Endpoint, ServedModel
 from mapf_env import Instance
-from run_records import MachineRecord, ModelLoad, TrainingSummary, TrainStep
+from run_records import MachineRecord, ModelLoad, TrainingSummary, TrainStep, one_line
 
 
 class BackendUnavailable(RuntimeError):
@@ -155,17 +156,39 @@ def machine_of(backend: Backend) -> MachineRecord | None:
     return backend.machine() if isinstance(backend, DescribesMachine) else None
 
 
+class ServerUnavailable(RuntimeError):
+    """A model server a designer needs could not be started (it exited, never got ready, or its
+    port was taken); the first line of the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Served:
+    """What `serving` could start: the endpoints, and one line per server that failed."""
+
+    endpoints: dict[ServedModel, Endpoint]
+    failures: dict[ServedModel, str]
+
+
 @contextmanager
-def serving(
-    backend: Backend, wanted: Iterable[ServedModel]
-) -> Iterator[dict[ServedModel, Endpoint]]:
+def serving(backend: Backend, wanted: Iterable[ServedModel]) -> Iterator[Served]:
     """The `wanted` endpoints for the length of the block, released when it ends.
 
-    Backends that serve nothing give no endpoints (the designer then says what it lacks).
+    Backends that serve nothing give no endpoints (the designer then says what it lacks); a
+    server that fails to start (`ServerUnavailable`) is a failure of this design step, not of
+    the run: its first line is in `Served.failures`, its log in the backend's files.
     """
+    endpoints: dict[ServedModel, Endpoint] = {}
+    failures: dict[ServedModel, str] = {}
     try:
-        found = {which: backend.endpoint(which) for which in wanted}
-        yield {which: endpoint for which, endpoint in found.items() if endpoint is not None}
+        for which in wanted:
+            try:
+                endpoint = backend.endpoint(which)
+            except ServerUnavailable as err:
+                failures[which] = one_line(err)
+                continue
+            if endpoint is not None:
+                endpoints[which] = endpoint
+        yield Served(endpoints, failures)
     finally:
         if isinstance(backend, ServingBackend):
             backend.release()

@@ -140,7 +140,7 @@ def test_a_wrong_type_names_field_value_and_expected_type() -> None:
         "expected a list of strings",
         "seeds=[1, x]": "--set seeds=[1, x]: seeds.1: wrong type (got 'x'); expected an integer",
         "backend=cpuu": "--set backend=cpuu: backend: not one of the choices (got 'cpuu'); "
-        "allowed: 'cpu' or 'verl'; did you mean 'cpu'?",
+        "allowed: 'cpu', 'trl' or 'verl'; did you mean 'cpu'?",
     }
     for override, expected in cases.items():
         with pytest.raises(ConfigError) as err:

@@ -23,6 +23,24 @@ by conflict or goal); ``mlp-free`` can make every mistake the verifier names and
 and boards never pool the two."""
 
 
+def language_model_problems(backend: str, policy: str, precision: str, dtypes: str) -> list[str]:
+    """One line per problem with a language-model backend's `policy` and `precision`: the CPU
+    learner's network and its precision setting are not for it (`dtypes`: where it sets its
+    float formats instead)."""
+    if precision != "fp32":
+        return [
+            f"precision {precision} is the cpu backend's setting; {backend} sets its float "
+            f"formats in {dtypes}: leave precision out"
+        ]
+    if policy in CPU_POLICIES:
+        return [
+            f"policy {policy!r} is the CPU learner's network; the {backend} backend trains a "
+            "Hugging Face model: set policy (a hub id or a local directory, e.g. --set "
+            "policy=Qwen/Qwen3-4B)"
+        ]
+    return []
+
+
 class CpuLearnerSettings(BaseModel):
     """Hyper-parameters of the policy, the rollouts and the GRPO update.
 

@@ -49,7 +49,8 @@ def config_problems(policy: str, precision: str) -> list[str]:
     if policy not in CPU_POLICIES:
         return [
             f"policy {policy!r} is not a CPU learner; backend cpu trains "
-            f"{' or '.join(map(repr, CPU_POLICIES))} (a Hugging Face model needs backend verl)"
+            f"{' or '.join(map(repr, CPU_POLICIES))} (a Hugging Face model needs backend trl "
+            "or verl)"
         ]
     return []
 

@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from envdesign_common import atomic_write_bytes
-from harness.backends.verl import process
+from harness.backends import processes as process
+from harness.backends.processes import Launch
 from harness.backends.verl.generate import (
     GenerateRequest,
     read_answers,
@@ -22,7 +23,6 @@ from harness.backends.verl.generate import (
     write_prompts,
 )
 from harness.backends.verl.loads import LoadLedger
-from harness.backends.verl.process import Launch
 from harness.backends.verl.runtime import VerlRuntime
 from mapf_env import Instance, render_prompt
 

@@ -53,6 +53,8 @@ from typing import Any, Literal
 from designers import Endpoint, ServedModel
 from envdesign_common import atomic_write_bytes
 from harness.backends.base import BackendOverhead, RoundTraining
+from harness.backends.processes import Launch
+from harness.backends.servers import DesignServers, ModelServer, free_port
 from harness.backends.verl.answers import generate_answers
 from harness.backends.verl.batch_plan import BatchPlan, plan_round
 from harness.backends.verl.curves import RoundCurves, logged_loss_scale
@@ -65,18 +67,18 @@ from harness.backends.verl.overrides import (
     build_overrides,
     final_hf_model,
 )
-from harness.backends.verl.process import Launch
 from harness.backends.verl.retention import prune_round
 from harness.backends.verl.runtime import VerlRuntime, ppo_environment
-from harness.backends.verl.serve import VllmServer, free_port, serve_argv
+from harness.backends.verl.serve import serve_argv
 from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.state import STATE_FILE, VerlState
 from harness.backends.verl.target import VerlTarget, resolve_target
 from harness.backends.verl.trainer_runs import TrainerRun, train_until_saved
 from harness.backends.verl.validation import PendingValidation, logged_seconds
+from harness.evaluate import experiment_suite
 from harness.experiment import ExperimentConfig
-from mapf_env import Instance, RunningValidRate, load_suite, write_parquet
-from run_records import LoadKind, TrainStep, summarise
+from mapf_env import Instance, RunningValidRate, write_parquet
+from run_records import TrainStep, summarise
 
 __all__ = ["STATE_FILE", "VerlBackend"]
 
@@ -107,10 +109,10 @@ class VerlBackend:
         self.workdir = Path(workdir).absolute()  # verl runs in the round directory
         self.root = self.workdir / "verl"
         self.runtime = runtime or VerlRuntime()
-        self._servers: dict[ServedModel, VllmServer] = {}
+        self.ledger = LoadLedger()
+        self._servers = DesignServers(self.ledger)
         self._calls = 0
         self._target = target
-        self.ledger = LoadLedger()
         self._pending: PendingValidation | None = None
         self.initialise(0)
 
@@ -242,7 +244,8 @@ class VerlBackend:
         """The round's training and validation parquet and its reward entry point."""
         meta = {"round": inputs.round, "run": self.run_name}
         write_parquet(instances, inputs.train_files, split="train", metadata_extra=meta)
-        validation = [item.instance for item in load_suite(self.experiment.validation).items]
+        suite = experiment_suite(self.experiment.validation, self.experiment.limit)
+        validation = [item.instance for item in suite.items]
         write_parquet(validation, inputs.val_files, split="validation", metadata_extra=meta)
         atomic_write_bytes(inputs.reward_path, REWARD_MODULE.read_bytes())
 
@@ -398,25 +401,21 @@ class VerlBackend:
 
     def endpoint(self, which: Literal["policy", "base"]) -> Endpoint | None:
         """Serve the current checkpoint (policy) or the base model; `release` stops it."""
-        if which in self._servers:
-            return self._servers[which].endpoint
+        running = self._servers.endpoint(which)
+        if running is not None:
+            return running
         model, name = self.served_model(which)
         port = free_port()
-        server = VllmServer(
+        server = ModelServer(
             self.serve_launch(which, model, name, port), port, name,
-            grace_s=self.runtime.stop_grace_s,
+            what=f"vllm serve of {name}", grace_s=self.runtime.stop_grace_s,
         )  # fmt: skip
-        endpoint = server.start(self.runtime.serve_timeout_s, min(1.0, self.runtime.poll_s))
-        self._servers[which] = server
-        kind: LoadKind = "serving-policy" if which == "policy" else "serving-base"
-        self.ledger.load(kind, model, server.ready_seconds or 0.0)
-        return endpoint
+        return self._servers.start(which, model, server, self.runtime.serve_timeout_s,
+                                   min(1.0, self.runtime.poll_s))  # fmt: skip
 
     def release(self) -> None:
         """Stop every server `endpoint` started."""
-        while self._servers:
-            _, server = self._servers.popitem()
-            server.stop()
+        self._servers.stop_all()
 
     # --- overhead -------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from harness.backends.servers import HOST
 from harness.backends.verl.footprint import (
     DiskBudget,
     ModelSize,
@@ -22,7 +23,6 @@ from harness.backends.verl.footprint import (
     stated_size,
 )
 from harness.backends.verl.runtime import VerlRuntime
-from harness.backends.verl.serve import HOST
 from harness.backends.verl.settings import verl_section
 from harness.backends.verl.versions import UnsupportedVerl, VerlLine, line_of
 from harness.doctor import gpu, network, software, storage

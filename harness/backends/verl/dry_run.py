@@ -20,6 +20,7 @@ import shlex
 from pathlib import Path
 
 from harness.backends.base import BackendUnavailable
+from harness.backends.processes import Launch
 from harness.backends.spec import RoundZero
 from harness.backends.verl.backend import VerlBackend
 from harness.backends.verl.batch_plan import BatchPlan
@@ -27,7 +28,6 @@ from harness.backends.verl.budget import Weights, describe_overhead, weights
 from harness.backends.verl.footprint import describe_disk
 from harness.backends.verl.layout import dump_file
 from harness.backends.verl.overrides import REWARD_MODULE, RoundInputs, hf_model_dir
-from harness.backends.verl.process import Launch
 from harness.backends.verl.runtime import VerlRuntime
 from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.target import VerlTarget, resolve_target

@@ -20,38 +20,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from harness.backends.base import BackendOverhead
-from run_records import LoadKind, ModelLoad
+from harness.backends.ledger import LoadLedger
 
-
-class LoadLedger:
-    """The loads and notes since the loop last took them."""
-
-    def __init__(self) -> None:
-        self.loads: list[ModelLoad] = []
-        self.notes: list[str] = []
-        self.validation_seconds: float | None = None
-
-    def load(
-        self,
-        kind: LoadKind,
-        model: str,
-        seconds: float,
-        process_seconds: float | None = None,
-        note: str | None = None,
-    ) -> None:
-        self.loads.append(ModelLoad(kind=kind, model=model, seconds=max(0.0, seconds),
-                                    process_seconds=process_seconds, note=note))  # fmt: skip
-
-    def note(self, text: str) -> None:
-        self.notes.append(text)
-
-    def take(self) -> BackendOverhead:
-        """Everything noted so far, which is then forgotten."""
-        taken = BackendOverhead(loads=tuple(self.loads), notes=tuple(self.notes),
-                                validation_seconds=self.validation_seconds)  # fmt: skip
-        self.loads, self.notes, self.validation_seconds = [], [], None
-        return taken
+__all__ = ["LoadLedger", "TrainerReady"]
 
 
 class TrainerReady:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from harness.backends.cpu.settings import CPU_POLICIES
+from harness.backends.cpu.settings import language_model_problems
 from harness.backends.spec import BackendSpec, Resources, RoundZero
 from harness.backends.verl.settings import VerlSettings
 
@@ -56,17 +56,7 @@ def resources(settings: BaseModel | None) -> Resources:
 
 
 def config_problems(policy: str, precision: str) -> list[str]:
-    if precision != "fp32":
-        return [
-            f"precision {precision} is the cpu backend's setting; verl sets its dtypes in its "
-            "own section: leave precision out"
-        ]
-    if policy in CPU_POLICIES:
-        return [
-            f"policy {policy!r} is the CPU learner's network; the verl backend trains a Hugging "
-            "Face model: set policy (e.g. --set policy=Qwen/Qwen3-4B)"
-        ]
-    return []
+    return language_model_problems("verl", policy, precision, "its own section")
 
 
 def check_installed(experiment: ExperimentConfig, ray_address: str | None) -> None:

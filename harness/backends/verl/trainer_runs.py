@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from harness.backends.verl import process
+from harness.backends import processes as process
+from harness.backends.processes import Launch
 from harness.backends.verl.batch_plan import BatchPlan
 from harness.backends.verl.curves import RoundCurves
 from harness.backends.verl.loads import LoadLedger, TrainerReady
 from harness.backends.verl.overrides import RoundInputs, latest_step
-from harness.backends.verl.process import Launch
 from harness.backends.verl.runtime import VerlRuntime
 from run_records import TrainStep
 

@@ -23,10 +23,10 @@ import pytest
 from designers import DesignerNotReady
 from harness.backends import BackendUnavailable, ServingBackend, serving
 from harness.backends.factory import make_backend
+from harness.backends.processes import LaunchFailed
 from harness.backends.verl.backend import STATE_FILE, VerlBackend
 from harness.backends.verl.curves import RoundCurves
 from harness.backends.verl.generate import GenerateRequest, answer_all, read_answers
-from harness.backends.verl.process import LaunchFailed
 from harness.backends.verl.runtime import PPO_ENV, VerlCommands, VerlRuntime
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
@@ -306,7 +306,8 @@ def test_a_server_is_healthy_inside_the_block_and_stopped_after_an_error(
     tmp_path: Path, logs: dict[str, Path]
 ) -> None:
     backend = VerlBackend(experiment(), tmp_path / "run" / "base" / "seed-0", runtime())
-    with pytest.raises(RuntimeError, match="designer broke"), serving(backend, ["base"]) as eps:
+    with pytest.raises(RuntimeError, match="designer broke"), serving(backend, ["base"]) as served:
+        eps = served.endpoints
         assert eps["base"].model == POLICY and _health(eps["base"].base_url) == 200
         assert backend.endpoint("base") == eps["base"]  # one server per model
         raise RuntimeError("designer broke")

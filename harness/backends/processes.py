@@ -1,4 +1,4 @@
-"""Child processes of the verl backend: logged to a file, watched, and stopped as a group.
+"""Child processes of the GPU backends: logged to a file, watched, and stopped as a group.
 
 Each launch is its own session (process group), so stopping it stops everything it started
 (verl's Ray instance, vLLM's engine workers): SIGTERM to the group, then SIGKILL after a grace
