@@ -56,7 +56,7 @@ def test_the_dry_run_prints_the_plan_memory_and_disk_without_a_gpu(
 ) -> None:
     text = dry_run(single_gpu, tmp_path / "runs", concurrent=1, ray_address=None)
     assert "GRPOTrainer on Qwen/Qwen3-0.6B" in text and "0.60B parameters" in text
-    assert "125 optimiser steps a round" in text and "8 prompts x n=8 answers" in text
+    assert "250 optimiser steps a round" in text and "4 prompts x n=8 answers" in text
     assert "training memory, estimated: " in text and "disk, estimated: 4.8 GB a run" in text
     assert "transformers.cli.transformers serve Qwen/Qwen3-0.6B" in text
     assert text.count("run ") >= 3 and text.endswith("\n")
