@@ -30,6 +30,11 @@ QWEN3_06B_CONFIG = {
     "tie_word_embeddings": True,
 }
 QWEN3_06B_BYTES = 2 * 596_049_920
+QWEN3_06B_TENSORS = {
+    "model.embed_tokens.weight": ("BF16", [151936, 1024]),
+    "model.layers": ("BF16", [440_467_456]),  # the 28 layers and the norm, as one count
+}
+"""Safetensors headers whose shapes add up to Qwen3-0.6B's 596,049,920 parameters."""
 
 
 @pytest.fixture
@@ -45,7 +50,7 @@ def machine(tmp_path: Path, gpu: object | None) -> FakeProbe:
         "Qwen/Qwen3-0.6B",
         config=QWEN3_06B_CONFIG,
         total_size=QWEN3_06B_BYTES,
-        shards={"model.safetensors": {"lm_head.weight": ("BF16", [151936, 1024])}},
+        shards={"model.safetensors": QWEN3_06B_TENSORS},
     )
     torch = TorchFacts("2.11.0", "12.8", gpu is not None, (gpu,) if gpu is not None else ())  # type: ignore[arg-type]
     return FakeProbe(env={"HF_HUB_CACHE": str(cache)}, torch=torch, free=10**12)
@@ -72,6 +77,7 @@ def test_the_doctor_passes_an_h100_and_fails_an_a10_on_memory_in_one_line(
         (memory,) = [f for f in findings if f.topic == "gpu memory"]
         assert memory.level == level, memory
         assert "logits" in memory.what and "generation KV cache" in memory.what
+        assert "training needs about 30.3 GB (weights 2.4 GB" in memory.what
         assert {f.topic for f in findings} >= {"packages", "model", "gpus", "disk"}
     none = machine(tmp_path / "none", None)
     (cuda,) = [f for f in diagnose(single_gpu, none, root=tmp_path, skip=("designers",))
