@@ -1,13 +1,13 @@
 """GPU smoke check: what a GPU machine with torch and transformers (no verl, vLLM or Ray) can run.
 
-NO GPU RUN HAS BEEN MADE WITH THIS SCRIPT, with any of its three parts: no GPU was at hand
-where it was written. It has only been run with ``--device cpu``, as a check of its code path: in an environment that had every package already (the test's, so its wheel
-installation did nothing there), and, for part 3, in Python 3.11 environments made to lack
-what the target GPU machine lacks, with wheels fetched by ``--prepare --python-version 3.11`` --
-once installed by pip, once unpacked without pip. So CUDA, bfloat16, torch 2.11 and
-transformers 5.17 (the target machine's) are all untried. Nothing here tests verl or vLLM: their
-wheels are too large to carry to such a machine, and the verl backend is tested on CPU
-(tests/harness/verl, .ci/verl).
+NO GPU RUN HAS BEEN MADE WITH THIS SCRIPT, with any of its three parts. It has only been run
+with ``--device cpu``, as a check of its code path: in an environment that had every package
+already (the test's, so its wheel installation did nothing there), and, for part 3, in Python
+3.11 environments made to lack what the target GPU machine lacks, with wheels fetched by
+``--prepare --python-version 3.11`` -- once installed by pip, once unpacked without pip. So
+CUDA, bfloat16, torch 2.11 and transformers 5.17 (the target machine's) are all untried. Nothing
+here tests verl or vLLM: their wheels are too large to carry to such a machine, and the verl
+backend is tested on CPU (tests/harness/verl, .ci/verl).
 
 Three parts, each timed, printed side by side (``--parts`` picks some; all by default):
 
