@@ -130,6 +130,12 @@ class ReportsOverhead(Protocol):
         ...
 
 
+def require_solved(instances: Sequence[Instance]) -> None:
+    """ValueError unless every instance carries its answer key: the reward reads its optima."""
+    if any(i.optimum is None for i in instances):
+        raise ValueError("train_round needs solved instances (the reward reads their optima)")
+
+
 def overhead_of(backend: Backend) -> BackendOverhead:
     """`backend`'s overhead since last asked; nothing for a backend that runs in this process
     (the CPU learner loads no model)."""

@@ -31,7 +31,7 @@ import torch
 
 from designers import Endpoint
 from envdesign_common import atomic_write_bytes, atomic_writer
-from harness.backends.base import RoundTraining
+from harness.backends.base import RoundTraining, require_solved
 from harness.backends.cpu.fingerprint import learner_machine
 from harness.backends.cpu.grpo import by_agent_count, grpo_step
 from harness.backends.cpu.policy import AgentPolicy
@@ -82,8 +82,7 @@ class CpuBackend:
         on_step: Callable[[TrainStep], None] | None = None,
     ) -> RoundTraining:
         """GRPO for `epochs` passes over `instances`, against a reference frozen now."""
-        if any(i.optimum is None for i in instances):
-            raise ValueError("train_round needs solved instances (the reward reads their optima)")
+        require_solved(instances)
         started = time.perf_counter()
         reference = copy.deepcopy(self.policy).requires_grad_(False)
         generator = torch.Generator().manual_seed(seed)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from designers import Endpoint
-from harness.backends.base import BackendOverhead, RoundTraining
+from harness.backends.base import BackendOverhead, RoundTraining, require_solved
 from harness.backends.ledger import LoadLedger
 from harness.backends.model_state import ModelState
 from harness.backends.servers import DesignServers
@@ -140,8 +140,7 @@ class TrlBackend:
         on_step: Callable[[TrainStep], None] | None = None,
     ) -> RoundTraining:
         """One round of GRPO in TRL, continuing from the previous round's model."""
-        if any(i.optimum is None for i in instances):
-            raise ValueError("train_round needs solved instances (the reward reads their optima)")
+        require_solved(instances)
         self.release()
         started = time.perf_counter()
         n = self.rounds_done

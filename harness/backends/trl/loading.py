@@ -39,7 +39,6 @@ class Placement:
 
     device: str
     dtype: str
-    threads: int | None
     mkl: str | None = None
     """MKL's branch in this process (`run_records.mkl_branch`); None without MKL."""
 
@@ -82,7 +81,7 @@ def placement(settings: TrlSettings, threads: int | None = None) -> Placement:
     if device == "cpu" and threads is not None:
         torch.set_num_threads(threads)
     mkl = mkl_branch() if device == "cpu" else None
-    return Placement(device=device, dtype=dtype, threads=threads, mkl=mkl)
+    return Placement(device=device, dtype=dtype, mkl=mkl)
 
 
 @dataclass

@@ -124,7 +124,7 @@ def _planned(s: TrlSettings) -> Placement:
     previewing a GPU machine's run on a laptop)."""
     device = "cpu" if s.device == "cpu" else "cuda"
     dtype = s.dtype if s.dtype != "auto" else ("bfloat16" if device == "cuda" else "float32")
-    return Placement(device=device, dtype=dtype, threads=None)
+    return Placement(device=device, dtype=dtype)
 
 
 def machine_findings(experiment: ExperimentConfig, probe: Probe, **options: Any) -> list[Finding]:

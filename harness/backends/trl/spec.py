@@ -32,12 +32,9 @@ def build(
     ray_address: str | None = None,
 ) -> TrlBackend:
     """A trl backend keeping its models and logs under ``workdir/trl/``."""
-    from harness.backends.trl.install import check_installed
-
     if workdir is None:
         raise ValueError("the trl backend needs a working directory (the run directory)")
-    settings = experiment.settings_of(TrlSettings)
-    check_installed(engine_vllm="vllm" in (settings.engine, settings.serve_engine))
+    check_installed(experiment, ray_address)
     from harness.backends.trl.backend import TrlBackend
 
     return TrlBackend(experiment, workdir, threads=threads)

@@ -52,7 +52,7 @@ from typing import Any, Literal
 
 from designers import Endpoint, ServedModel
 from envdesign_common import atomic_write_bytes
-from harness.backends.base import BackendOverhead, RoundTraining
+from harness.backends.base import BackendOverhead, RoundTraining, require_solved
 from harness.backends.processes import Launch
 from harness.backends.servers import DesignServers, ModelServer, free_port
 from harness.backends.verl.answers import generate_answers
@@ -258,8 +258,7 @@ class VerlBackend:
         on_step: Callable[[TrainStep], None] | None = None,
     ) -> RoundTraining:
         """One round of GRPO in verl, continuing from the previous round's model."""
-        if any(i.optimum is None for i in instances):
-            raise ValueError("train_round needs solved instances (the reward reads their optima)")
+        require_solved(instances)
         self.release()
         started = time.perf_counter()
         n = self.rounds_done

@@ -34,7 +34,7 @@ from mapf_env import (
     reward,
 )
 
-CPU = Placement(device="cpu", dtype="float32", threads=1)
+CPU = Placement(device="cpu", dtype="float32")
 
 
 def trl_experiment(**trl: Any) -> ExperimentConfig:

@@ -25,7 +25,7 @@ from harness.backends.trl.loading import Placement
 from harness.backends.trl.serving import model_server
 from harness.backends.trl.settings import TrlSettings
 
-CPU = Placement(device="cpu", dtype="float32", threads=2)
+CPU = Placement(device="cpu", dtype="float32")
 
 
 @pytest.fixture(scope="module")
