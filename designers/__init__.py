@@ -6,7 +6,8 @@ for model-backed designers, the transcript). Designers are found by name through
 ``harness.designers`` entry-point group; built-ins are registered the same way as plug-ins. An
 entry such as ``gpt@V3`` names a designer under one context variant (`parse_entry`).
 `check_designer` holds any designer, a plug-in's as the built-ins, to the contract the round loop
-relies on, on the representative `sample_contexts`.
+relies on, on the representative `sample_contexts`; the loop runs every step through
+`run_design_step`, which holds each proposal to the same contract under a deadline.
 """
 
 from designers.base import (
@@ -22,6 +23,13 @@ from designers.base import (
 from designers.conformance import DesignerConformanceError, check_designer
 from designers.conformance_rules import ConformanceProblem
 from designers.context import DesignContext, Endpoint, RoundRecord, TrainingInfo
+from designers.design_step import (
+    CONTRACT_BROKEN,
+    checked_initial_config,
+    checked_proposal,
+    kept_step,
+    run_design_step,
+)
 from designers.entries import DesignerEntry, parse_entry, variant_suffixes
 from designers.options import DesignerOptionsError, NoOptions, declared_options
 from designers.proposal import ModelCall, Proposal
@@ -38,6 +46,7 @@ from designers.registry import (
 from designers.sample_contexts import sample_contexts, sample_report
 
 __all__ = [
+    "CONTRACT_BROKEN",
     "GROUP",
     "BaseDesigner",
     "ConformanceProblem",
@@ -59,14 +68,18 @@ __all__ = [
     "UnknownDesigner",
     "backend_endpoints",
     "check_designer",
+    "checked_initial_config",
+    "checked_proposal",
     "create_designer",
     "declared_options",
     "describe_designers",
     "designer_names",
     "designer_option_problems",
     "ensure_ready",
+    "kept_step",
     "own_initial_config",
     "parse_entry",
+    "run_design_step",
     "sample_contexts",
     "sample_report",
     "takes_context_variant",

@@ -138,7 +138,7 @@ def _context_problems(
     proposal, problems = propose_once(designer, ctx)
     if proposal is not None:
         problems += proposal_problems(designer, ctx, proposal)
-    initial, found = initial_config_problems(designer, ctx)
+    initial, found = initial_config_problems(designer, ctx.config, ctx.seed)
     problems += found
     if check_determinism and proposal is not None:
         problems += repeat_problems(designer, ctx, proposal, initial)

@@ -204,11 +204,11 @@ def identity_problems(designer: Designer) -> Iterator[ConformanceProblem]:
 
 
 def initial_config_problems(
-    designer: Designer, ctx: DesignContext
+    designer: Designer, base: EnvConfig, seed: int
 ) -> tuple[EnvConfig | None, list[ConformanceProblem]]:
-    """The designer's own round 0 for `ctx`'s configuration and seed, and its problems."""
+    """The designer's own round 0 for the shared start `base` and `seed`, and its problems."""
     try:
-        config = own_initial_config(designer, ctx.config, ctx.seed)
+        config = own_initial_config(designer, base, seed)
     except Exception as err:
         return None, [ConformanceProblem(
             "initial_config", f"initial_config(base, seed) failed: {_one_line(err)}",
@@ -225,7 +225,7 @@ def initial_config_problems(
             "build it as mapf_env.project(mapf_env.merge(base, changes)).config",
         ))  # fmt: skip
     for field in FIXED_FIELDS[:2]:
-        got, want = getattr(config, field), getattr(ctx.config, field)
+        got, want = getattr(config, field), getattr(base, field)
         if got != want:
             problems.append(ConformanceProblem(
                 "initial_config", f"initial_config(base, seed).{field} is {got!r} but "

@@ -58,6 +58,11 @@ every benchmark instance, and the answers file grows with it (about 0.66 MB per 
 MAX_SEED = 2**32
 """Seeds are 0 <= seed < 2**32, what every seeded generator (numpy's included) takes."""
 MAX_LEARNING_RATE = 1.0
+DESIGN_DEADLINE_S = 1800.0
+"""Seconds a design step may take by default: an LLM designer's step on a GPU (an analysis and
+a summary call, a retry or two, each well under a minute when served locally) with room to
+spare; past it the step is a failed one (`designers.run_design_step`), not a hung run."""
+MAX_DESIGN_DEADLINE_S = 7 * 24 * 3600.0
 MAX_KL_COEF = 10.0
 
 
@@ -210,6 +215,19 @@ class ExperimentConfig(BaseModel):
         "a backend too slow for whole suites, such as a language model on a CPU. None: whole "
         "suites. Boards never pool runs of different limits.",
     )
+    design_deadline_s: float = Field(
+        DESIGN_DEADLINE_S,
+        gt=0,
+        le=MAX_DESIGN_DEADLINE_S,
+        description="Seconds one design step may take, for every designer without its own in "
+        "design_deadlines; past it the step fails, the configuration is kept and the run goes "
+        "on. Boards and resume let it differ: it bounds a step, it does not change one.",
+    )
+    design_deadlines: dict[str, Annotated[float, Field(gt=0, le=MAX_DESIGN_DEADLINE_S)]] = Field(
+        default_factory=dict,
+        description="Seconds per designer, overriding design_deadline_s: under a bare name "
+        "(gpt) for all its entries, under a whole entry (gpt@V3) for that one.",
+    )
     backend_settings: SerializeAsAny[BaseModel] | None = Field(
         default=None,
         exclude=True,
@@ -331,6 +349,27 @@ class ExperimentConfig(BaseModel):
             if suite not in SUITES:
                 raise ValueError(f"no benchmark suite {suite!r}; suites are {', '.join(SUITES)}")
         return value
+
+    @model_validator(mode="after")
+    def _deadlines_name_designers(self) -> ExperimentConfig:
+        keys = {key for e in self.designers for key in (e, parse_entry(e).spec)}
+        stray = [key for key in self.design_deadlines if key not in keys]
+        if stray:
+            close = difflib.get_close_matches(stray[0], sorted(keys), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"design_deadlines names {', '.join(repr(k) for k in stray)}, not a designer of "
+                f"this comparison (designers: {', '.join(self.designers)}){hint}"
+            )
+        return self
+
+    def design_deadline(self, entry: str) -> float:
+        """Seconds a design step of `entry` may take: its whole entry's, else its bare name's,
+        else the experiment's default."""
+        for key in (entry, parse_entry(entry).spec):
+            if key in self.design_deadlines:
+                return self.design_deadlines[key]
+        return self.design_deadline_s
 
     @model_validator(mode="after")
     def _fits_the_backend(self) -> ExperimentConfig:

@@ -36,10 +36,12 @@ from designers import (
     Proposal,
     ServedModel,
     backend_endpoints,
+    checked_initial_config,
     create_designer,
     ensure_ready,
-    own_initial_config,
+    kept_step,
     parse_entry,
+    run_design_step,
     takes_context_variant,
 )
 from harness.backends.base import Backend, BackendUnavailable, ServingBackend, machine_of, serving
@@ -112,7 +114,8 @@ def run_designer(
         if n + 1 < experiment.rounds:
             watch.phase("design", n)
             context_for = partial(design_context, experiment, seed, initial, [*rounds, result])
-            proposal = design(designer, backend, context_for, config)
+            proposal = design(designer, backend, context_for, config,
+                              experiment.design_deadline(designer_name))  # fmt: skip
             result = result.model_copy(update={"proposal": proposal})
         result = run.finish_round(accounted(result, clock, backend, training))
         watch.round_done(result)
@@ -141,21 +144,17 @@ def design(
     backend: Backend,
     context_for: Callable[[Mapping[ServedModel, Endpoint]], DesignContext],
     config: EnvConfig,
+    deadline_s: float,
 ) -> Proposal:
-    """The designer's proposal, asked with the models it reads served for the step only. A
-    server that could not start makes the step a failed one -- the configuration is kept, its
-    reason recorded -- rather than ending the run: the designer could not design."""
+    """The designer's proposal, asked with the models it reads served for the step only, within
+    `deadline_s` and checked before the loop uses it (`run_design_step`). A server that could
+    not start, like a step that hangs, raises or breaks the contract, makes the step a failed
+    one -- the configuration is kept, its reason recorded -- rather than ending the run."""
     with serving(backend, backend_endpoints(designer)) as served:
         if served.failures:
             lines = tuple(f"{which} model: {line}" for which, line in served.failures.items())
-            return Proposal(
-                designer=designer.name,
-                config=config,
-                kept_previous=True,
-                failure_reason="model server did not start",
-                failures=lines,
-            )
-        return designer.propose(context_for(served.endpoints))
+            return kept_step(designer.name, config, "model server did not start", lines)
+        return run_design_step(designer, context_for(served.endpoints), deadline_s)
 
 
 def run_machine(backend: Backend, rounds: Sequence[RoundResult]) -> MachineRecord | None:
@@ -179,7 +178,7 @@ def start_run(
     configuration itself (else it is the shared seeded one). The dry run starts here too."""
     designer = make_designer(experiment, designer_name, serves_models=serves_models, ready=ready)
     shared = shared_start(experiment, seed)
-    own = own_initial_config(designer, shared, seed)
+    own = checked_initial_config(designer, shared, seed)
     initial = (own or shared).model_copy(update={"objective": experiment.reward_objective})
     return designer, initial, own is not None
 

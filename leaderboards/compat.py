@@ -26,8 +26,16 @@ from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun
 from run_records import MachineRecord, SuiteResult, first_difference
 
-FREE_FIELDS = ("name", "designers", "seeds", "designer_options")
-"""Experiment fields that may differ between runs on one board."""
+FREE_FIELDS = (
+    "name",
+    "designers",
+    "seeds",
+    "designer_options",
+    "design_deadline_s",
+    "design_deadlines",
+)
+"""Experiment fields that may differ between runs on one board: which runs, and how long a
+design step may take (a step past it is flagged as failed, as any failed step is)."""
 
 MACHINE_FIELDS = ("precision",)
 """Experiment fields that say how a run computed: free only when machines are pooled."""

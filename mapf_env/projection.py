@@ -232,9 +232,15 @@ def _renormalise(sizes: dict[int, dict[str, float]], notes: list[ProjectionNote]
     total = sum(sizes[s]["ratio"] for s in SIZES)
     if abs(total - 1.0) <= RATIO_TOLERANCE:
         return
+    # Ratios near the float limit overflow their sum to inf, which would make every share 0:
+    # divide by the largest first, so 1e308 and 1e308 become halves as 1 and 1 do.
+    largest = max(sizes[s]["ratio"] for s in SIZES)
+    scale = largest if math.isinf(total) else 1.0
+    scaled_total = sum(sizes[s]["ratio"] / scale for s in SIZES)
     for s in SIZES:
         if total == 0.0:
             _change(sizes, s, "ratio", 1 / len(SIZES), "all ratios were 0; spread evenly", notes)
         else:
             reason = f"ratios summed to {total:.6g}; rescaled to sum 1"
-            _change(sizes, s, "ratio", sizes[s]["ratio"] / total, reason, notes)
+            share = sizes[s]["ratio"] / scale / scaled_total
+            _change(sizes, s, "ratio", share, reason, notes)

@@ -83,6 +83,12 @@ def test_huge_and_negative_values_are_projected() -> None:
     assert found.projection.notes
 
 
+def test_ratios_at_the_float_limit_give_a_configuration_not_an_internal_message() -> None:
+    found = try_extract("```yaml\n3x3: {ratio: 1e308}\n4x4: {ratio: 1e308}\n```", BASE)
+    assert not isinstance(found, str), found
+    assert found.projection.config.sizes[3].ratio == 0.5
+
+
 # ---- fuzz -----------------------------------------------------------------------------------
 
 KEYS = ["ratio", "hole_ratio", "wait_ratio", "ration", "holes", "", "sizes", "n_agents"]

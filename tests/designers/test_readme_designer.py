@@ -82,7 +82,8 @@ def test_the_readme_commands_run_the_designer(
     commands = [shlex.split(line) for line in lines if line.strip()]
     harness = [argv[1:] for argv in commands if argv[0] == "harness"]
     assert [argv[:2] for argv in commands if argv[0] != "harness"] == [["pip", "install"]]
-    assert [args[0] for args in harness] == ["designers", "compare"]
+    assert [args[:2] for args in harness] == [["designers", "list"], ["designers", "check"],
+                                              ["compare", "--designers"]]  # fmt: skip
     for args in harness:
         extra = ["--out", str(tmp_path / "runs"), *TINY] if args[0] == "compare" else []
         result = CliRunner().invoke(app, [*args, *extra], env={"COLUMNS": "200"})

@@ -92,6 +92,15 @@ def test_projection_clips_renormalises_and_explains() -> None:
     assert "sizes.4x4.ratio" in fields  # rescaled after 3x3 dropped to zero
 
 
+def test_ratios_at_the_float_limit_are_rescaled_like_any_others() -> None:
+    # Their sum overflows to inf; the shares must still come out as halves, not as a
+    # configuration whose ratios sum to 0 (an internal error an LLM designer would be shown).
+    result = project(merge(EnvConfig.uniform(), {"3x3": {"ratio": 1e308}, "4x4": {"ratio": 1e308}}))
+    assert result.config.sizes[3].ratio == 0.5 and result.config.sizes[4].ratio == 0.5
+    assert sum(s.ratio for s in result.config.sizes.values()) == 1.0
+    assert any("ratios summed to inf" in n.reason for n in result.notes)
+
+
 def test_projection_fills_missing_sizes_and_all_zero_ratios() -> None:
     result = project({"sizes": {"5x5": {"ratio": 0.0}}})
     assert set(result.config.sizes) == set(SIZES)
