@@ -12,6 +12,7 @@ Layout of ``runs/<experiment>/<designer>/seed-<n>/``::
                              order; `run_records.answers`), written before result.json
     result.json              the final ResultRecord, with each answers file's sha256
     failure.json             why the run stopped with an error (removed once it finishes)
+    failure.log              that error's traceback, which the terminal names but does not show
 
 A round counts as finished only once its ``round.json`` exists, and every file is written to a
 temporary name and renamed, so a run killed at any moment (kill -9 included) resumes from the
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import traceback
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import cached_property
@@ -64,17 +66,26 @@ from run_records import (
     vouched_files,
 )
 
-__all__ = ["RunDir"]
+__all__ = ["FAILURE_LOG", "RunDir", "experiment_dir", "format_traceback"]
 
 MAX_FAILURE_MESSAGE = 400
 """Characters of an exception's first line kept in failure.json."""
+FAILURE_LOG = "failure.log"
+"""The traceback (or what is known) of the error `failure.json` records, for whoever debugs it:
+the terminal shows one line per failed run and names this file."""
+
+
+def experiment_dir(root: Path, experiment: ExperimentConfig) -> Path:
+    """Where an experiment's runs are written under `root` (its name made file-safe): the path
+    a command prints is this one, never one built from the raw name."""
+    return Path(root) / safe_name(experiment.name)
 
 
 class RunDir:
     """The files of one (experiment, designer, seed) run."""
 
     def __init__(self, root: Path, experiment: ExperimentConfig, designer: str, seed: int) -> None:
-        self.path = Path(root) / safe_name(experiment.name) / safe_name(designer) / f"seed-{seed}"
+        self.path = experiment_dir(root, experiment) / safe_name(designer) / f"seed-{seed}"
         self.experiment, self.designer = experiment, designer
 
     def round_path(self, n: int) -> Path:
@@ -189,21 +200,29 @@ class RunDir:
     def write_result(self, record: ResultRecord) -> None:
         self.write_json(RESULT_FILE, record)
 
-    def write_failure(self, error: BaseException) -> FailureRecord:
-        """Record why the run stopped (`failure.json`), so boards and `runs list` can say it."""
+    def write_failure(self, error: BaseException, log: str | None = None) -> FailureRecord:
+        """Record why the run stopped (`failure.json`), so boards and `runs list` can say it,
+        and `log` (a traceback; default: the error's own) in `failure.log`."""
         message = one_line(error, MAX_FAILURE_MESSAGE)
         failure = FailureRecord(**stamp(), error=type(error).__name__, message=message,
                                 round=self._running_round(), time=datetime.now(UTC))  # fmt: skip
+        self.write_text(FAILURE_LOG, log if log is not None else format_traceback(error))
         self.write_json(FAILURE_FILE, failure)
         return failure
+
+    @property
+    def failure_log(self) -> Path:
+        """Where the traceback of the error in `failure.json` is (`write_failure`)."""
+        return self.path / FAILURE_LOG
 
     def failure(self) -> FailureRecord | None:
         """Why the run failed, if it left a failure.json (`RunFileError` if that is damaged)."""
         return read_failure(self.path)
 
     def clear_failure(self) -> None:
-        """Remove a failure.json that a later, successful attempt made stale."""
+        """Remove a failure.json (and its log) that a later, successful attempt made stale."""
         (self.path / FAILURE_FILE).unlink(missing_ok=True)
+        self.failure_log.unlink(missing_ok=True)
 
     def _running_round(self) -> int | None:
         """The round an error stopped: the first unfinished one, if it had started."""
@@ -212,9 +231,14 @@ class RunDir:
         return n if started else None
 
 
-FREE_FOR_RESUME = ("designers", "seeds")
+def format_traceback(error: BaseException) -> str:
+    """`error` with its traceback and causes, as Python would print it."""
+    return "".join(traceback.format_exception(error))
+
+
+FREE_FOR_RESUME = ("designers", "seeds", "design_deadline_s", "design_deadlines")
 """Experiment fields a run may be resumed under other values of: they pick the runs of a
-comparison, not what any one run computes."""
+comparison or bound its steps, not what any one run computes."""
 
 
 def resume_view(experiment: Mapping[str, Any], designer: str) -> dict[str, Any]:

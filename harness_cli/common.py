@@ -22,6 +22,20 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+class Debug:
+    """Whether `--debug` was given, on `harness` itself or on the sub-command: tracebacks of
+    failed runs are then printed, not only named."""
+
+    on = False
+
+
+def show_traceback(text: str) -> None:
+    """Print a traceback to stderr as it is (no markup, no highlighting), under `--debug`."""
+    if Debug.on:
+        Console(stderr=True, soft_wrap=True).print(text.rstrip("\n"), markup=False,
+                                                   highlight=False)  # fmt: skip
+
+
 def fail_lines(lines: list[str], code: int = 2) -> typer.Exit:
     """Print one error line per problem (all of them at once) and return the exit to raise."""
     console = Console(stderr=True, soft_wrap=True)
@@ -58,7 +72,7 @@ WorkersOption = Annotated[int | None, typer.Option(help="Runs in parallel.")]
 QuietOption = Annotated[bool, typer.Option(help="Only the final table.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="JSON lines for scripts.")]
 ExecutorOption = Annotated[
-    str, typer.Option(help="Where runs execute: local (process pool) or ray (a Ray cluster).")
+    str, typer.Option(help="Where runs execute: local (a process per run) or ray (a Ray cluster).")
 ]
 RayAddressOption = Annotated[
     str | None,
@@ -87,6 +101,12 @@ GpusPerRunOption = Annotated[
 LoggerOption = Annotated[
     list[str] | None,
     typer.Option("--logger", help="Also log curves to tensorboard or wandb (repeatable)."),
+]
+DebugOption = Annotated[
+    bool,
+    typer.Option(
+        "--debug", help="Print the traceback of each failed run, not only the log naming it."
+    ),
 ]
 AllowDesignFailuresOption = Annotated[
     bool,

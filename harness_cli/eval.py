@@ -22,10 +22,10 @@ from harness.policy_eval import (
     policy_dir,
     resolve_policy,
 )
-from harness_cli.common import JsonOption, OutOption, QuietOption, fail
+from harness_cli.common import JsonOption, OutOption, QuietOption, fail, fail_lines
 from harness_cli.outcome import rerun_command
 from harness_cli.progress import EvalView
-from run_records import SUM_HEADER, pct, size_mean
+from run_records import SUM_HEADER, RequestFailures, pct, size_mean
 
 console = Console()
 DEFAULTS = Requests()
@@ -72,7 +72,8 @@ def eval_cmd(
         int, typer.Option(min=0, help="Retries of a rate-limited, 5xx or timed-out request.")
     ] = DEFAULTS.max_retries,
     timeout: Annotated[
-        float, typer.Option(min=0.001, help="Seconds one attempt may take.")
+        float,
+        typer.Option(min=0.001, help="Seconds one attempt may take in all (a slow body too)."),
     ] = DEFAULTS.timeout_s,
     deadline: Annotated[
         float, typer.Option(min=0.001, help="Seconds one request may take, retries included.")
@@ -116,14 +117,26 @@ def eval_cmd(
     except KeyboardInterrupt as err:
         stop = as_interrupted(err)
         console.print(
-            f"interrupted by {stop.signal_name}: the answers so far (and those still in "
-            f"flight) are saved under {escape(str(policy_dir(out, spec)))}/; rerun the same "
-            "command to ask only for the missing ones:",
+            f"interrupted by {stop.signal_name}: the answers so far are saved under "
+            f"{escape(str(policy_dir(out, spec)))}/; rerun the same command to ask only for "
+            "the missing ones:",
             soft_wrap=True,
         )
         console.print(escape(rerun_command()), soft_wrap=True)
         raise typer.Exit(stop.exit_code) from None
     _report(outcome, as_json)
+    failed = outcome.record.failed_requests
+    if failed is not None and failed.all_failed:
+        raise fail_lines([all_failed_line(outcome.record.designer, failed)], code=1)
+
+
+def all_failed_line(policy: str, failed: RequestFailures) -> str:
+    """Why a finished evaluation whose every request failed still exits non-zero."""
+    return (
+        f"policy {policy!r} never answered ({failed.summary}): its record measures the "
+        "server, not the model, and boards will not rank it; fix the endpoint and rerun the "
+        "same command"
+    )
 
 
 def _report(outcome: EvalOutcome, as_json: bool) -> None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, cast
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from harness_cli.common import fail
 from harness_cli.help_pages import App
@@ -29,7 +32,7 @@ from leaderboards import (
 from leaderboards.metrics import METRICS
 from leaderboards.power import ALPHA, POWER, power_lines, runs_power
 from leaderboards.score_arrays import CUTS
-from leaderboards.site import MANIFEST, Carried, publish_site
+from leaderboards.site import MANIFEST, Carried, check_out, publish_site
 
 app = App(help="Leaderboards built from run directories.", no_args_is_help=True)
 console = Console()
@@ -82,8 +85,11 @@ def note_machines(runs: RunSet, pool_machines: bool) -> RunSet:
 
 
 def read_runs(paths: list[Path], strict: bool) -> RunSet:
-    """The runs a board is built from; each skipped run is one line on stderr, before the board."""
-    loaded = load_runs(paths, strict=strict)
+    """The runs a board is built from; each skipped run is one line on stderr, before the board.
+
+    A root of many runs takes a while to read, so a transient bar on stderr counts them."""
+    with stderr_progress("reading runs") as advance:
+        loaded = load_runs(paths, strict=strict, on_progress=advance)
     for skipped in loaded.skipped:
         warnings.print(f"[yellow]skipped ({skipped.kind}):[/] {escape(skipped.line)}")
     if not loaded:
@@ -92,6 +98,16 @@ def read_runs(paths: list[Path], strict: bool) -> RunSet:
             "above): finish or repair them, or pass other paths"
         )
     return loaded
+
+
+@contextmanager
+def stderr_progress(label: str) -> Iterator[Callable[[int, int], None]]:
+    """A transient rich bar on stderr fed by (done, total) callbacks (stdout may be the board)."""
+    bar = Progress(f"[progress.description]{label}", BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), console=warnings, transient=True)  # fmt: skip
+    task = bar.add_task(label, total=None)
+    with bar:
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 @app.command("show")
@@ -124,16 +140,18 @@ def show_cmd(
         if cut not in CUTS:
             raise fail(f"unknown --suite-detail {cut!r}; choose from {', '.join(CUTS)}")
     try:
-        board = build_board(
-            note_machines(read_runs(runs, strict), pool_machines),
-            baseline=baseline or "random",
-            strict_baseline=baseline is not None,
-            answers="best_of" if best_of else "greedy",
-            resamples=resamples,
-            reference=reference,
-            details=CUTS if fmt in ("json", "csv") else cast(list[Cut], details),
-            pool_machines=pool_machines,
-        )
+        loaded = note_machines(read_runs(runs, strict), pool_machines)
+        with warnings.status(f"building the board of {len(loaded)} runs"):
+            board = build_board(
+                loaded,
+                baseline=baseline or "random",
+                strict_baseline=baseline is not None,
+                answers="best_of" if best_of else "greedy",
+                resamples=resamples,
+                reference=reference,
+                details=CUTS if fmt in ("json", "csv") else cast(list[Cut], details),
+                pool_machines=pool_machines,
+            )
     except LeaderboardError as err:
         raise fail(str(err)) from None  # paths and values are not markup
     cuts = cast(list[Cut], details)
@@ -168,21 +186,26 @@ def publish_cmd(
 ) -> None:
     """A static site (tables, plots, a page per run with its transcripts) that opens offline."""
     try:
-        result = publish_site(
-            note_machines(read_runs(runs, strict), pool_machines),
-            out,
-            baseline=baseline or "random",
-            strict_baseline=baseline is not None,
-            answers="best_of" if best_of else "greedy",
-            resamples=resamples,
-            reference=reference,
-            title=title,
-            pool_machines=pool_machines,
-        )
+        check_out(out)  # before reading any run: a place the site cannot go is said at once
+        loaded = note_machines(read_runs(runs, strict), pool_machines)
+        with warnings.status(f"building the site of {len(loaded)} runs"):
+            result = publish_site(
+                loaded,
+                out,
+                baseline=baseline or "random",
+                strict_baseline=baseline is not None,
+                answers="best_of" if best_of else "greedy",
+                resamples=resamples,
+                reference=reference,
+                title=title,
+                pool_machines=pool_machines,
+            )
     except (LeaderboardError, ImportError) as err:  # ImportError: matplotlib, naming the extra
         raise fail(str(err)) from None
     for line in result.cleared:
         warnings.print(f"[yellow]note:[/] {escape(line)}")
+    for line in result.withheld:
+        warnings.print(f"[yellow]skipped:[/] {escape(line)}")
     console.print(
         f"site written to {escape(str(out))}/ ({len(result.files)} files, "
         f"{len(result.board.runs)} runs): open {escape(str(out / 'index.html'))}"

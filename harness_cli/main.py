@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from typing import Annotated
 
 import typer
 
 from envdesign_common import git_commit, package_version
 from harness_cli.backends import app as backends_app
+from harness_cli.common import Debug
 from harness_cli.designers import app as designers_app
 from harness_cli.doctor import doctor_cmd
 from harness_cli.env import app as env_app
@@ -46,9 +49,31 @@ def _root(
         bool,
         typer.Option("--version", callback=_print_version, is_eager=True, help="Print and exit."),
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", help="Print tracebacks of failed runs, not only their logs."),
+    ] = False,
 ) -> None:
     """Compare training-environment designers on MAPF-FrozenLake."""
+    Debug.on = debug
+
+
+def tolerate_any_encoding() -> None:
+    """Let stdout and stderr print what they cannot encode as `?` rather than raise.
+
+    Under a POSIX locale without UTF-8 mode Python writes ASCII, and a board mark or a
+    designer's name would end the command with `UnicodeEncodeError` halfway through its output;
+    whether a command works must not depend on the terminal's encoding. A UTF stream is left as
+    it is."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and not _is_utf(stream.encoding):
+            stream.reconfigure(errors="replace")
+
+
+def _is_utf(encoding: str) -> bool:
+    return encoding.lower().replace("-", "").replace("_", "").startswith("utf")
 
 
 def main() -> None:
+    tolerate_any_encoding()
     app()

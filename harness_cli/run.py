@@ -16,6 +16,7 @@ from harness.backends.registry import backend_names, backend_spec, unknown_backe
 from harness.compare import compare
 from harness.dry_run import dry_run as run_dry
 from harness.executors import (
+    EventsLost,
     ExecutorUnavailable,
     RunOptions,
     RunsFailed,
@@ -26,11 +27,14 @@ from harness.experiment import ExperimentConfig
 from harness.interrupts import as_interrupted, interrupts_raise
 from harness.preflight import PreflightFailed, preflight
 from harness.presets import resolve_preset
+from harness.run_dir import experiment_dir, format_traceback
 from harness.storage_errors import StorageError
 from harness.tracking import LoggerUnavailable, check_loggers
 from harness_cli.common import (
     AllowDesignFailuresOption,
     CpusPerRunOption,
+    Debug,
+    DebugOption,
     DryRunOption,
     ExecutorOption,
     GpusPerRunOption,
@@ -46,9 +50,16 @@ from harness_cli.common import (
     fail_lines,
     roster_overrides,
     runs_at_once,
+    show_traceback,
 )
 from harness_cli.comparison import comparison
-from harness_cli.outcome import interrupted_lines, undesigned
+from harness_cli.outcome import (
+    failed_line,
+    interrupted_lines,
+    resume_line,
+    stopped_lines,
+    undesigned,
+)
 from harness_cli.progress import ProgressView
 from mapf_env import ConfigError
 from run_records import RunDirError
@@ -138,24 +149,39 @@ def _run(experiment: ExperimentConfig, where: Where) -> None:
         raise fail(str(err)) from None
     except KeyboardInterrupt as err:
         stop = as_interrupted(err)
-        for line in interrupted_lines(stop.signal_name, experiment, jobs, where.out):
-            console.print(escape(line), soft_wrap=True)
+        _say(interrupted_lines(stop.signal_name, experiment, jobs, where.out))
         raise typer.Exit(stop.exit_code) from None
+    except EventsLost as err:
+        show_traceback(format_traceback(err))
+        _say(stopped_lines(f"error: {err}", experiment, jobs, where.out))
+        raise typer.Exit(1) from None
     except RunsFailed as err:
         if err.records and not where.as_json:
             console.print(comparison(list(err.records)))
         if all(isinstance(e, USER_ERRORS) for _, e in err.failures):
             raise fail_lines(str(err).splitlines()) from None
-        raise
+        for _, failure in err.failures:
+            show_traceback(format_traceback(failure))
+        failed = fail_lines([failed_line(experiment, job, e, where.out)
+                             for job, e in err.failures], code=1)  # fmt: skip
+        _say([resume_line()])
+        raise failed from None
     if where.as_json:
         for r in records:
             print(json.dumps({"designer": r.designer, "seed": r.seed, "result": str(where.out)}))
     else:
         console.print(comparison(records))
-        console.print(f"runs written under {where.out / experiment.name}/")
+        console.print(f"runs written under {experiment_dir(where.out, experiment)}/",
+                      markup=False, highlight=False, soft_wrap=True)  # fmt: skip
     never = undesigned(records, where.options.allow_design_failures)
     if never:
         raise fail_lines(never, code=1)
+
+
+def _say(lines: list[str]) -> None:
+    """Print lines as written (paths and names may hold brackets), unwrapped."""
+    for line in lines:
+        console.print(escape(line), soft_wrap=True)
 
 
 def _launch(experiment: ExperimentConfig, dry: bool, out: Path, resume: bool,
@@ -193,8 +219,10 @@ def run_cmd(
     as_json: JsonOption = False,
     dry_run_: DryRunOption = False,
     allow_design_failures: AllowDesignFailuresOption = False,
+    debug: DebugOption = False,
 ) -> None:
     """Run an experiment file: every designer x seed it names."""
+    Debug.on = Debug.on or debug
     _launch(load_experiment(config, set_ or []), dry_run_, out, resume, logger, quiet, as_json,
             executor=executor, workers=workers, ray_address=ray_address,
             cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run,
@@ -232,9 +260,11 @@ def compare_cmd(
     as_json: JsonOption = False,
     dry_run_: DryRunOption = False,
     allow_design_failures: AllowDesignFailuresOption = False,
+    debug: DebugOption = False,
 ) -> None:
     """Compare designers on a preset: `harness compare --designers random,hand,evidence`, or
     the preset's own designers and seeds: `harness compare --preset ablation_context`."""
+    Debug.on = Debug.on or debug
     roster = roster_overrides(designers, seeds)
     if backend is not None and backend not in backend_names():
         raise fail(f"--backend {backend}: {unknown_backend_line(backend)}")

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
 from harness_cli.common import fail
@@ -57,8 +58,10 @@ def list_cmd(
     table = Table(title=f"Runs under {root}/")
     for name in ("run", "status", "package", "commit"):
         table.add_column(name)
-    for run in runs:
-        status = run_status(run)
+    with Progress("[progress.description]reading runs", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:  # fmt: skip
+        statuses = [run_status(run) for run in bar.track(runs, description="reading runs")]
+    for run, status in zip(runs, statuses, strict=True):
         stamp = status.stamp
         version = stamp.package_version if stamp else "?"
         commit = stamp.git_commit[:10] if stamp else "?"

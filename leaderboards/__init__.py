@@ -73,7 +73,16 @@ from leaderboards.compat import check_compatible, machine_notes
 from leaderboards.errors import LeaderboardError
 from leaderboards.metrics import METRICS, Metric
 from leaderboards.power import detectable_difference, runs_power, seeds_needed
-from leaderboards.readers import LoadedRun, RunSet, SkippedRun, discover, load_run, load_runs
+from leaderboards.readers import (
+    LoadedRun,
+    RunSet,
+    SkippedRun,
+    VerdictPool,
+    discover,
+    load_run,
+    load_runs,
+    share_verdicts,
+)
 from leaderboards.reference import load_reference, sum_discrepancies
 from leaderboards.render import FORMATS, Format, board_tables, render, terminal_renderable
 from leaderboards.robust import (
@@ -128,6 +137,7 @@ __all__ = [
     "SkippedRun",
     "SuiteInfo",
     "UnrankedRow",
+    "VerdictPool",
     "Verification",
     "aggregate_iqm",
     "aggregate_mean",
@@ -149,6 +159,7 @@ __all__ = [
     "runs_power",
     "score_profile",
     "seeds_needed",
+    "share_verdicts",
     "sum_discrepancies",
     "terminal_renderable",
     "verify_bundle",

@@ -12,8 +12,14 @@ curves, the controls and the detectable difference, reusing the rows' resampled 
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from statistics import mean
+
+import numpy as np
+from numpy.typing import NDArray
 
 from envdesign_common import git_commit, package_version
 from leaderboards.board import (
@@ -37,9 +43,8 @@ from leaderboards.bootstrap import (
     METHOD,
     RESAMPLES,
     Floats,
-    replicates,
+    binary_replicates,
     rng_for,
-    stratified_mean,
 )
 from leaderboards.compat import check_compatible, shared_experiment
 from leaderboards.costs import cost_row
@@ -101,7 +106,7 @@ def build_board(
         rows=tuple(rows),
         unranked=tuple(unranked),
         detail_cuts=tuple(c for c in CUTS if c in details),
-        details=tuple(d for g in ranked for d in _details(g, suites, details)),
+        details=all_details(ranked, suites, details),
         failures=tuple(f for g in ranked for f in failure_rows(g.designer, g.runs, suites)),
         costs=tuple(cost_row(g.designer, [r.record for r in g.runs]) for g in groups),
         reference=load_reference() if reference else None,
@@ -175,9 +180,52 @@ def _row(g: Group, suites: list[str]) -> DesignerRow:
 
 
 def _reps(g: Group, suite: str, metric: Metric, cut: Cut | None, key: str) -> Floats:
-    strata = [a.strata(a.values(metric), a.mask(cut, key)) for a in g.arrays[suite]]
+    ones, sizes = _counts(g, suite, metric, cut, key)
     rng = rng_for("instances", g.kind, g.designer, suite, cut or "all", key, metric)
-    return replicates(strata, g.draws, rng)
+    return binary_replicates(ones, sizes, g.draws, rng)
+
+
+def _counts(
+    g: Group, suite: str, metric: Metric, cut: Cut | None, key: str
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(runs, sizes) ones of the cut's instances per run and size, and the instances per size
+    (the same in every run: one benchmark)."""
+    arrays = g.arrays[suite]
+    if all(a.size is arrays[0].size for a in arrays):  # one shared layout: all runs at once
+        plan = arrays[0].plan(cut, key)
+        return plan.ones(np.stack([a.values(metric) for a in arrays])), plan.sizes
+    found = [a.counts(metric, cut, key) for a in arrays]
+    return np.stack([ones for ones, _ in found]), found[0][1]
+
+
+PARALLEL_DETAILS = 4
+"""Designers from which detail cells are resampled by one process per CPU."""
+
+_FORKED: list[tuple[list[Group], list[str], Sequence[Cut]]] = []
+"""What forked detail workers read (inherited, not sent: a group holds its runs' records)."""
+
+
+def all_details(
+    groups: list[Group], suites: list[str], cuts: Sequence[Cut]
+) -> tuple[DetailRow, ...]:
+    """Every ranked group's detail rows, in order. They are most of a board's bootstrap cells,
+    and independent of each other (each cell seeds its own generator), so with many designers
+    each CPU resamples some of them; the rows are the same as resampled here."""
+    workers = min(os.cpu_count() or 1, len(groups) // PARALLEL_DETAILS)
+    if not cuts or workers < 2 or "fork" not in mp.get_all_start_methods():
+        return tuple(d for g in groups for d in _details(g, suites, cuts))
+    _FORKED[:] = [(groups, suites, cuts)]
+    try:
+        with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+            found = list(pool.map(_forked_details, range(len(groups))))
+    finally:
+        _FORKED.clear()
+    return tuple(d for rows in found for d in rows)
+
+
+def _forked_details(index: int) -> list[DetailRow]:
+    groups, suites, cuts = _FORKED[0]
+    return _details(groups[index], suites, cuts)
 
 
 def _details(g: Group, suites: list[str], cuts: Sequence[Cut]) -> list[DetailRow]:
@@ -197,11 +245,10 @@ def _detail(g: Group, suite: str, cut: Cut, key: str) -> DetailRow:
         if not g.has(suite, metric):
             cell[metric] = None
             continue
-        per_run = [
-            stratified_mean(a.strata(a.values(metric), a.mask(cut, key))) for a in g.arrays[suite]
-        ]
+        ones, sizes = _counts(g, suite, metric, cut, key)
+        per_run = (ones / sizes).mean(axis=1)  # each run's mean over the cut's sizes
         reps = _reps(g, suite, metric, cut, key) if len(g.runs) > 1 else None
-        cell[metric] = estimate(mean(per_run), reps, len(g.runs))
+        cell[metric] = estimate(mean(per_run.tolist()), reps, len(g.runs))
     first = g.arrays[suite][0]
     return DetailRow(
         designer=g.designer,

@@ -253,6 +253,11 @@ class DesignFailures(BaseModel):
     reasons: dict[str, int] = Field(description="Failed steps per reason, most common first.")
     allowed: bool = Field(description="Every run was started with --allow-design-failures.")
     summary: str = Field(description="'2/19 design steps failed: rate limit'.")
+    unit: Literal["design steps", "requests"] = Field(
+        default="design steps",
+        description="What failed: a designer's design steps, or a zero-shot policy's requests "
+        "(which got no answer from its server after their retries).",
+    )
 
     @property
     def all_failed(self) -> bool:

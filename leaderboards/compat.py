@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from leaderboards.errors import LeaderboardError
@@ -94,10 +95,19 @@ def machine_notes(runs: Sequence[LoadedRun], *, pool_machines: bool = False) -> 
 
 def benchmark_fingerprint(result: SuiteResult) -> str:
     """A checksum of the suite's instance layout (ids, sizes, subsets, hole ratios)."""
-    digest = hashlib.sha256()
-    for v in sorted(result.verdicts, key=lambda v: v.id):
-        digest.update(f"{v.id}|{v.size}|{v.subset}|{v.hole_ratio!r}\n".encode())
-    return digest.hexdigest()
+    rows = sorted(result.verdicts, key=attrgetter("id"))
+    layout = tuple(tuple(map(attrgetter(field), rows)) for field in LAYOUT_FIELDS)
+    found = _FINGERPRINTS.get(layout)
+    if found is None:
+        lines = (f"{i}|{size}|{subset}|{hole!r}\n"
+                 for i, size, subset, hole in zip(*layout, strict=True))  # fmt: skip
+        found = _FINGERPRINTS[layout] = hashlib.sha256("".join(lines).encode()).hexdigest()
+    return found
+
+
+LAYOUT_FIELDS = ("id", "size", "subset", "hole_ratio")
+_FINGERPRINTS: dict[tuple[tuple[object, ...], ...], str] = {}
+"""Fingerprints by layout: the runs of one board share theirs, so each is written out once."""
 
 
 def _no_duplicates(runs: Sequence[LoadedRun]) -> None:

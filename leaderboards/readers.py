@@ -14,7 +14,8 @@ resume and `harness runs` use too.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast, overload
@@ -25,6 +26,7 @@ from leaderboards.site_manifest import MANIFEST, is_site
 from run_records import (
     RESULT_FILE,
     RUN_FILE,
+    InstanceVerdict,
     ResultRecord,
     RunFileError,
     read_result,
@@ -121,22 +123,78 @@ class SkipError(LeaderboardError):
         self.skipped = SkippedRun(path, kind, line)
 
 
-def load_runs(paths: Sequence[Path], *, strict: bool = False) -> RunSet:
+OnProgress = Callable[[int, int], None]
+"""Called with (runs read so far, runs found)."""
+
+PARALLEL_FROM = 16
+"""Runs from which reading is spread over processes (fewer read faster in this one)."""
+CHUNK = 8
+"""Runs a reading process returns at once: their verdicts shared within the chunk are sent
+once (pickle keeps one copy of an object met twice)."""
+
+
+def load_runs(
+    paths: Sequence[Path], *, strict: bool = False, on_progress: OnProgress | None = None
+) -> RunSet:
     """Every finished run at or under `paths`, and the others as skipped lines.
 
     `strict` refuses instead: a `LeaderboardError` naming the first run that cannot be read.
+    Many runs are read by one process per CPU (parsing and checking a record is the slow part
+    of a board); their verdicts are shared between runs (`share_verdicts`).
     """
+    found = discover(paths)
     runs: list[LoadedRun] = []
     skipped: list[SkippedRun] = []
-    for path in discover(paths):
-        try:
-            runs.append(load_run(path))
-        except SkipError as err:
-            skipped.append(err.skipped)
+    shared: VerdictPool = {}
+    for done, loaded in enumerate(_read_all(found), 1):
+        if isinstance(loaded, SkippedRun):
+            skipped.append(loaded)
+        else:
+            runs.append(LoadedRun(loaded.path, share_verdicts(loaded.record, shared)))
+        if on_progress is not None:
+            on_progress(done, len(found))
     if strict and skipped:
         more = f" (and {len(skipped) - 1} more runs skipped)" if len(skipped) > 1 else ""
         raise LeaderboardError(skipped[0].line + more)
     return RunSet(tuple(runs), tuple(skipped))
+
+
+def _read_all(found: list[Path]) -> Iterator[LoadedRun | SkippedRun]:
+    """Each run of `found` read (or skipped), in order; by a pool of processes when many."""
+    workers = min(os.cpu_count() or 1, len(found) // PARALLEL_FROM)
+    if workers < 2:
+        yield from map(_read_one, found)
+        return
+    with ProcessPoolExecutor(workers) as pool:
+        yield from pool.map(_read_one, found, chunksize=CHUNK)
+
+
+_WORKER_POOL: VerdictPool = {}
+"""A reading process's shared verdicts, so that a chunk it returns holds each one once."""
+
+
+def _read_one(path: Path) -> LoadedRun | SkippedRun:
+    try:
+        loaded = load_run(path)
+    except SkipError as err:
+        return err.skipped
+    return LoadedRun(loaded.path, share_verdicts(loaded.record, _WORKER_POOL))
+
+
+VerdictPool = dict[tuple[object, ...], InstanceVerdict]
+
+
+def share_verdicts(record: ResultRecord, pool: VerdictPool) -> ResultRecord:
+    """`record` with each verdict replaced by an equal one already in `pool` (or added to it).
+
+    Runs of one benchmark judge the same instances, and most instances get one of a few
+    verdicts, so a root of many runs holds far fewer distinct verdicts than verdicts: sharing
+    the (frozen) objects keeps a board's memory from growing with runs x instances."""
+    suites = {}
+    for name, suite in record.suites.items():
+        shared = tuple(pool.setdefault(tuple(v.__dict__.values()), v) for v in suite.verdicts)
+        suites[name] = suite.model_copy(update={"verdicts": shared})
+    return record.model_copy(update={"suites": suites})
 
 
 def load_run(path: Path) -> LoadedRun:

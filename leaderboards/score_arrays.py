@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,6 +26,7 @@ FLAGS: dict[Answers, dict[Metric, str]] = {
 """The verdict field each rate reads, per kind of answer."""
 
 
+@functools.lru_cache(maxsize=256)
 def hole_key(hole_ratio: float) -> str:
     return f"{hole_ratio:g}"
 
@@ -36,11 +39,10 @@ def suite_metrics(result: SuiteResult) -> tuple[Metric, ...]:
 
 def missing_flags(result: SuiteResult) -> str | None:
     """The first verdict flag a rate of `result` needs but its verdicts lack, or None."""
-    for metric in suite_metrics(result):
-        for answers, fields in FLAGS.items():
-            if any(getattr(v, fields[metric]) is None for v in result.verdicts):
-                return f"{answers} {metric}"
-    return None
+    needed = [(answers, metric, fields[metric]) for metric in suite_metrics(result)
+              for answers, fields in FLAGS.items()]  # fmt: skip
+    lacking = {f for v in result.verdicts for _, _, f in needed if v.__dict__[f] is None}
+    return next((f"{answers} {metric}" for answers, metric, f in needed if f in lacking), None)
 
 
 @dataclass(frozen=True)
@@ -59,13 +61,14 @@ class SuiteArrays:
 
     @classmethod
     def from_result(cls, result: SuiteResult, answers: Answers) -> SuiteArrays:
-        rows = sorted(result.verdicts, key=lambda v: v.id)
+        rows = sorted(result.verdicts, key=attrgetter("id"))
         fields = FLAGS[answers]
+        ids, size, subset, hole = _layout(rows)
         return cls(
-            ids=tuple(v.id for v in rows),
-            size=np.array([v.size for v in rows], dtype=np.int64),
-            subset=np.array([v.subset for v in rows], dtype=np.str_),
-            hole=np.array([hole_key(v.hole_ratio) for v in rows], dtype=np.str_),
+            ids=ids,
+            size=size,
+            subset=subset,
+            hole=hole,
             rates={m: _flags(result, rows, fields[m]) for m in suite_metrics(result)},
         )
 
@@ -97,6 +100,28 @@ class SuiteArrays:
             out.append(values[mask & (self.size == size)])
         return out
 
+    def plan(self, cut: Cut | None, key: str = "") -> CutPlan:
+        """The cut's instances, and their sizes as columns: the same for every run of the
+        benchmark (its layout is shared), so it is made once per layout and cut."""
+        found = _PLANS.get((id(self.size), cut, key))
+        if found is None or found[0] is not self.size:
+            mask = self.mask(cut, key)
+            sizes = self.size[mask]
+            present, at = np.unique(sizes, return_inverse=True)
+            columns = np.zeros((sizes.size, present.size))
+            columns[np.arange(sizes.size), at] = 1.0
+            plan = CutPlan(np.flatnonzero(mask), columns, columns.sum(axis=0).astype(np.int64))
+            found = _PLANS[id(self.size), cut, key] = (self.size, plan)
+        return found[1]
+
+    def counts(
+        self, metric: Metric, cut: Cut | None, key: str = ""
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """`strata` of a 0/1 rate as counts: the ones and the instances per size present in the
+        cut (sizes ascending), which is all a bootstrap of 0/1 values needs."""
+        plan = self.plan(cut, key)
+        return plan.ones(self.values(metric)[np.newaxis])[0], plan.sizes
+
     def size_strata(self, metric: Metric) -> list[Floats]:
         """Every instance's `metric` (0/1), split by map size: the cells the Sum, the task
         scores and the instance variance are made of."""
@@ -107,15 +132,49 @@ class SuiteArrays:
         return stratified_mean(self.size_strata(metric))
 
 
+@dataclass(frozen=True)
+class CutPlan:
+    """A cut of a benchmark layout: its instances' positions, a 0/1 column per map size present
+    (ascending), and the instances per size."""
+
+    positions: NDArray[np.intp]
+    columns: Floats
+    sizes: NDArray[np.int64]
+
+    def ones(self, values: Floats) -> NDArray[np.int64]:
+        """(runs, sizes) ones of 0/1 `values` (runs, instances) in the cut, per size."""
+        return np.rint(values[:, self.positions] @ self.columns).astype(np.int64)
+
+
+_PLANS: dict[tuple[int, Cut | None, str], tuple[NDArray[np.int64], CutPlan]] = {}
+
+
 def suite_sums(result: SuiteResult, answers: Answers) -> dict[Metric, float | None]:
     """One run's Sum (0-1) of every rate on `result`; None for a rate it cannot give."""
     arrays = SuiteArrays.from_result(result, answers)
     return {m: arrays.sum_of(m) if arrays.has(m) else None for m in METRICS}
 
 
+Layout = tuple[tuple[str, ...], NDArray[np.int64], NDArray[np.str_], NDArray[np.str_]]
+_LAYOUTS: dict[tuple[object, ...], Layout] = {}
+
+
+def _layout(rows: list[InstanceVerdict]) -> Layout:
+    """The sorted verdicts' ids, sizes, subsets and hole ratios, as arrays shared by every run
+    of the same benchmark (they never change; a board of many runs would hold each run's copy)."""
+    ids = tuple(v.id for v in rows)
+    size = np.array([v.size for v in rows], dtype=np.int64)
+    subset = np.array([v.subset for v in rows], dtype=np.str_)
+    hole = np.array([hole_key(v.hole_ratio) for v in rows], dtype=np.str_)
+    for shared in (size, subset, hole):
+        shared.flags.writeable = False
+    key = (ids, size.tobytes(), subset.tobytes(), hole.tobytes())
+    return _LAYOUTS.setdefault(key, (ids, size, subset, hole))
+
+
 def _flags(result: SuiteResult, rows: list[InstanceVerdict], field: str) -> Floats:
-    values = [getattr(v, field) for v in rows]
-    if any(value is None for value in values):
+    values = list(map(attrgetter(field), rows))
+    if None in values:
         raise LeaderboardError(
             f"suite {result.suite} (version {result.suite_version}) has verdicts without "
             f"{field}, which its version carries: the record is damaged; score the run again"

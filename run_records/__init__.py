@@ -38,6 +38,7 @@ from run_records.machine import (
     pin_cpu_kernels,
     unpin_cpu_kernels,
 )
+from run_records.request_failures import RequestFailures
 from run_records.run_files import (
     CHECKPOINT_DIR,
     CONFIG_FILE,
@@ -53,6 +54,7 @@ from run_records.run_files import (
     check_round,
     count_rounds,
     one_line,
+    parse_run_file,
     read_failure,
     read_result,
     read_round,
@@ -105,6 +107,7 @@ __all__ = [
     "MachineRecord",
     "ModelLoad",
     "Precision",
+    "RequestFailures",
     "ResultRecord",
     "RoundResult",
     "RoundTimings",
@@ -133,6 +136,7 @@ __all__ = [
     "native_bf16",
     "one_line",
     "over_rounds",
+    "parse_run_file",
     "pct",
     "pin_cpu_kernels",
     "read_answers",

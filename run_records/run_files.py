@@ -109,7 +109,23 @@ def read_round(round_dir: Path) -> RoundResult:
 def read_result(path: Path) -> ResultRecord:
     """A `result.json` (a file, or the run directory holding one) of this schema version."""
     path = path / RESULT_FILE if path.is_dir() else path
-    data = _read_json(path, RESULT_REMEDY)
+    return _result(path, _read_json(path, RESULT_REMEDY))
+
+
+def parse_run_file(path: Path, raw: bytes) -> BaseModel:
+    """The bytes of a run record (`run.json`, `round.json`, `result.json`, `failure.json`, by
+    the name of `path`) read as the readers above read the file, `RunFileError` naming `path`
+    as they do: for copies of a run (bundles, sites) that must carry exactly what was checked,
+    without opening the path a second time."""
+    if path.name == RESULT_FILE:
+        return _result(path, _parse_json(path, raw, RESULT_REMEDY))
+    if path.name not in _RECORDS:
+        raise ValueError(f"{path.name} is not a run record ({', '.join(_RECORDS)}, {RESULT_FILE})")
+    model, kind, todo = _RECORDS[path.name]
+    return _validate(path, _parse_json(path, raw, todo), model, kind, todo)
+
+
+def _result(path: Path, data: Any) -> ResultRecord:
     if not isinstance(data, dict):
         raise RunFileError(path, "is not a result record (not a JSON object)", RESULT_REMEDY)
     version = data.get("schema_version")
@@ -134,9 +150,14 @@ def read_failure(run: Path) -> FailureRecord | None:
 
 
 def one_line(error: BaseException, limit: int = 400) -> str:
-    """An exception's first line, cut to `limit` characters, for records and one-line errors."""
-    lines = str(error).strip().splitlines()
+    """An exception's first line, cut to `limit` characters, for records and one-line errors.
+
+    A first line that ends in a colon only heads a list (one problem per line, as this project's
+    errors are), so the list is joined onto it: the line alone would say nothing."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
     line = lines[0] if lines else "(no message)"
+    if line.endswith(":") and len(lines) > 1:
+        line = f"{line} {'; '.join(lines[1:])}"
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
@@ -247,6 +268,10 @@ def _read_json(path: Path, todo: str) -> Any:
         raise RunFileError(path, "is missing", todo, "missing") from None
     except OSError as err:
         raise RunFileError(path, f"cannot be read ({err.strerror or err})", todo) from None
+    return _parse_json(path, raw, todo)
+
+
+def _parse_json(path: Path, raw: bytes, todo: str) -> Any:
     if not raw.strip():
         raise RunFileError(path, "is empty (damaged)", todo)
     try:
@@ -268,3 +293,11 @@ def _validate(path: Path, data: Any, model: type[Model], kind: str, todo: str) -
         more = f" and {err.error_count() - 1} more" if err.error_count() > 1 else ""
         wrong = f"is not a valid {kind} ({where}: {first['msg']}{more})"
         raise RunFileError(path, wrong, todo) from None
+
+
+_RECORDS: dict[str, tuple[type[BaseModel], str, str]] = {
+    RUN_FILE: (RunStamp, "run record", RUN_REMEDY),
+    ROUND_FILE: (RoundResult, "round record", ROUND_REMEDY),
+    FAILURE_FILE: (FailureRecord, "failure record", FAILURE_REMEDY),
+}
+"""The records other than `result.json` (whose schema version is checked first), by file name."""

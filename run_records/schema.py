@@ -17,6 +17,7 @@ from envdesign_common import provenance
 from mapf_env import EnvConfig, EvalReport, GenerationStats, Objective
 from mapf_env.suites import OPTIMA
 from run_records.machine import MachineRecord
+from run_records.request_failures import RequestFailures
 from run_records.training_summary import TrainingSummary
 
 LoadKind = Literal["training", "evaluation", "serving-policy", "serving-base"]
@@ -278,6 +279,13 @@ class ResultRecord(BaseModel):
         default=None,
         description="Where the final benchmarks' time went (phase `benchmark` and the model "
         "loads it took); None in older records.",
+    )
+    failed_requests: RequestFailures | None = Field(
+        default=None,
+        description="A zero-shot model's requests and those that failed after their retries "
+        "(their instances count as unanswered), with the reasons: boards flag the row, and "
+        "leave it unranked when every request failed. None for a checkpoint (no requests), "
+        "in designer records and in older records.",
     )
     answers_sha256: dict[str, str] = Field(
         default_factory=dict,

@@ -11,6 +11,7 @@ Best-of failure counts cannot be checked: a verdict keeps only the greedy answer
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 
 from mapf_env import EvalReport, FailureType, Verdict
@@ -53,15 +54,23 @@ def tally_problem(result: SuiteResult) -> str | None:
 
 
 def _greedy(v: InstanceVerdict) -> Verdict:
-    failure = FailureType(v.failure) if v.failure is not None else None
-    return Verdict(valid=v.valid, failure=failure, detail="", optimal=v.optimal,
-                   optimal_soc=v.optimal_soc, optimal_makespan=v.optimal_makespan)  # fmt: skip
+    return _verdict(v.valid, v.failure, v.optimal, v.optimal_soc, v.optimal_makespan)
 
 
 def _best_of(v: InstanceVerdict) -> Verdict:
-    return Verdict(valid=v.best_of_valid, failure=None, detail="", optimal=v.best_of_optimal,
-                   optimal_soc=v.best_of_optimal_soc,
-                   optimal_makespan=v.best_of_optimal_makespan)  # fmt: skip
+    return _verdict(v.best_of_valid, None, v.best_of_optimal, v.best_of_optimal_soc,
+                    v.best_of_optimal_makespan)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1024)
+def _verdict(
+    valid: bool, failure: str | None, optimal: bool, soc: bool | None, makespan: bool | None
+) -> Verdict:
+    """The fold's view of a verdict; there are few distinct ones, so each is made once (a board
+    folds every verdict of every run it reads)."""
+    kind = FailureType(failure) if failure is not None else None
+    return Verdict(valid=valid, failure=kind, detail="", optimal=optimal, optimal_soc=soc,
+                   optimal_makespan=makespan)  # fmt: skip
 
 
 def _verdict_problems(verdicts: tuple[InstanceVerdict, ...]) -> Iterator[str]:

@@ -14,10 +14,13 @@ so the parser reads what the model wrote.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
+import functools
 import os
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -25,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from designers.llm.bounded_http import BoundedTransport, bounded_client, within, within_deadline
 from designers.llm.failures import classify
 from envdesign_common import Redactor, key_redactor, looks_like_key_variable
 from mapf_env import strip_think
@@ -40,6 +44,8 @@ _SECRET_PATTERNS = (  # each keeps group 1 (a label) and masks what follows it
 )
 _MAX_ERROR_READ = 4_000
 """Characters of an exception's message read (a server may return megabytes in an error)."""
+_CLOSED = "http://127.0.0.1:9/v1"
+"""Port 9 (discard) of this machine, which nothing serves: a request there is refused at once."""
 _THINK_BLOCK = re.compile(r"<think>(.*?)(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 
 
@@ -57,7 +63,9 @@ class CallSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    timeout_s: float = Field(120.0, gt=0, description="Seconds one request may take.")
+    timeout_s: float = Field(
+        120.0, gt=0, description="Seconds one attempt may take in all, however its answer drips."
+    )
     deadline_s: float = Field(600.0, gt=0, description="Seconds all attempts together may take.")
     max_retries: int = Field(5, ge=0, description="Retries of a transient failure (429, 5xx).")
     backoff_base_s: float = Field(2.0, ge=0, description="First backoff; doubles per retry.")
@@ -118,6 +126,20 @@ def _litellm() -> Any:
         raise RuntimeError(f"LLM designers need litellm: {API_EXTRA}") from err
     litellm.suppress_debug_info = True
     return litellm
+
+
+@functools.cache
+def _warm(litellm: Any) -> None:
+    """Load what LiteLLM imports on its first request and its first error (seconds of it), so
+    that time does not count against the first attempt's bound: for each OpenAI-compatible
+    route, a mocked answer, then a request to a closed port of this machine (refused at once)."""
+    messages = [{"role": "user", "content": "hi"}]
+    for provider in ("openai", "hosted_vllm"):
+        for mock in ({"mock_response": "ok"}, {}):
+            with contextlib.suppress(Exception):
+                litellm.completion(model=f"{provider}/warm-up", api_base=_CLOSED, timeout=1.0,
+                                   api_key="unused", messages=messages, num_retries=0,
+                                   max_retries=0, **mock)  # fmt: skip
 
 
 def retry_after(err: BaseException) -> float | None:
@@ -204,7 +226,6 @@ def complete(
     seed: int = 0,
 ) -> CallResult:
     """Send one chat request, retrying transient failures until `settings.deadline_s`."""
-    started = time.monotonic()
     result = CallResult(key_variable=target.api_key_env)
     rng = random.Random(seed)
     secrets = secret_values([os.environ.get(target.api_key_env or "", "")])
@@ -214,6 +235,9 @@ def complete(
     except RuntimeError as err:
         result.error, result.failure = str(err), "litellm not installed"
         return result
+    if target.api_base:
+        _warm(litellm)
+    started = time.monotonic()  # after the imports, which may take seconds the first time
     while result.error is None:
         remaining = settings.deadline_s - (time.monotonic() - started)
         if remaining <= 0:
@@ -222,17 +246,64 @@ def complete(
             result.failure = f"deadline passed ({result.failure or 'no answer'})"
             break
         result.attempts += 1
-        kwargs = _request_kwargs(target, settings, min(settings.timeout_s, remaining))
+        bound = min(settings.timeout_s, remaining)
+        late = (within(settings.timeout_s) if bound >= settings.timeout_s
+                else within_deadline(settings.deadline_s))  # fmt: skip
+        transport = BoundedTransport(time.monotonic() + bound, late)
         try:
-            _fill(result, litellm, litellm.completion(messages=messages, **kwargs))
+            response = _attempt(litellm, target, messages, settings, transport, bound)
+            _fill(result, litellm, response)
             break
         except Exception as err:
             left = settings.deadline_s - (time.monotonic() - started)
-            wait = _after_failure(err, result, settings, rng, (redactor, secrets), left)
+            timed_out = isinstance(err, _TimedOut) or classify(err).reason.startswith("timeout")
+            breach = transport.breach or (late if timed_out else None)
+            wait = _after_failure(err, result, settings, rng, (redactor, secrets), left, breach)
             if wait is not None:
                 sleep(wait)
     result.seconds = time.monotonic() - started
     return result
+
+
+class _TimedOut(Exception):
+    """An attempt still running at its wall-clock bound (abandoned, not waited for)."""
+
+
+def _attempt(
+    litellm: Any,
+    target: Target,
+    messages: list[dict[str, str]],
+    settings: CallSettings,
+    transport: BoundedTransport,
+    bound: float,
+) -> Any:
+    """One request of at most `bound` seconds, in a daemon thread abandoned at its deadline."""
+    kwargs = _request_kwargs(target, settings, bound)
+    client = None
+    if target.api_base:
+        provider = target.model.split("/", 1)[0]
+        client = bounded_client(provider, target.api_base, kwargs["api_key"], transport, bound)
+        if client is not None:
+            kwargs["client"] = client
+    done, box = threading.Event(), {}
+
+    def run() -> None:
+        try:
+            box["response"] = litellm.completion(messages=messages, **kwargs)
+        except BaseException as err:  # handed to the caller's thread
+            box["error"] = err
+        finally:
+            done.set()
+            if client is not None:
+                with contextlib.suppress(Exception):
+                    client.close()  # its connection: the answer has been read, or given up
+
+    threading.Thread(target=run, name="llm-call", daemon=True).start()
+    if not done.wait(max(0.0, transport.deadline - time.monotonic())):
+        raise _TimedOut(transport.late)
+    if "error" in box:
+        raise box["error"]
+    return box["response"]
 
 
 def _after_failure(
@@ -242,15 +313,17 @@ def _after_failure(
     rng: random.Random,
     secrets: tuple[Redactor, list[str]],
     left: float,
+    breach: str | None = None,
 ) -> float | None:
     """Record a failed attempt; the wait before the next one, or None (and an error) to stop.
 
-    The message is redacted before it is cut short, so a key cut in half is still found."""
+    The message is redacted before it is cut short, so a key cut in half is still found. A
+    `breach` (out of time, too large) is the whole reason: the exception says less."""
     redactor, values = secrets
     message = redactor.redact(str(err)[:_MAX_ERROR_READ])
-    reason = scrub(f"{type(err).__name__}: {_short(message)}", values)
+    kind = classify(err, breach)
+    reason = breach or scrub(f"{type(err).__name__}: {_short(message)}", values)
     result.retries.append(reason)
-    kind = classify(err)
     result.failure = kind.reason
     if kind.permanent or result.attempts > settings.max_retries:
         result.error = reason

@@ -5,6 +5,9 @@ timeouts and dropped connections. Missing or rejected credentials, an unknown mo
 invalid request fail the same way every time, so they end the call at once. Providers do not
 always say so with a status code -- LiteLLM reports a missing OpenAI key as a 500 and a
 missing Gemini key as a connection error -- so the message is read as well as the type.
+Nor do they say what really went wrong with a broken server: an HTML page, invalid JSON, a
+redirect loop and a dropped connection all arrive as a "500" or a "Connection error.", so the
+exception's causes and message are read first, and the label names the real fault.
 """
 
 from __future__ import annotations
@@ -44,6 +47,27 @@ _TRANSIENT_TYPES = {
 }
 
 
+_CAUSES = {
+    "TooManyRedirects": "redirect loop",
+    "RemoteProtocolError": "connection dropped",
+    "ReadError": "connection dropped",
+    "ConnectError": "connection refused",
+    "JSONDecodeError": "invalid JSON in the response",
+}
+"""Transport faults by the type of an exception in the chain (the OpenAI SDK hides them)."""
+_MESSAGES = (
+    (re.compile(r"<\s*(?:!doctype|html)", re.IGNORECASE),
+     "HTML page instead of JSON in the response"),
+    (re.compile(r"expecting value|extra data|unterminated string|invalid json|unable to get "
+                r"json|empty or invalid response|jsondecodeerror", re.IGNORECASE),
+     "invalid JSON in the response"),
+    (re.compile(r"server disconnected|connection reset|incomplete chunked|peer closed",
+                re.IGNORECASE), "connection dropped"),
+    (re.compile(r"exceeded maximum allowed redirects", re.IGNORECASE), "redirect loop"),
+)  # fmt: skip
+"""Faults a provider reports only in words (each retried: a server may recover)."""
+
+
 @dataclass(frozen=True)
 class CallFailure:
     """A failed attempt: a short reason for tables and whether a retry could succeed."""
@@ -52,8 +76,11 @@ class CallFailure:
     permanent: bool
 
 
-def classify(err: BaseException) -> CallFailure:
-    """The reason and permanence of one failed request (see the module docstring)."""
+def classify(err: BaseException, breach: str | None = None) -> CallFailure:
+    """The reason and permanence of one failed request (see the module docstring); `breach`
+    is what a bounded transport stopped the answer for, which wins over anything else."""
+    if breach is not None:
+        return CallFailure(breach, permanent=False)
     message, name = str(err), type(err).__name__
     status = getattr(err, "status_code", None)
     code = status if isinstance(status, int) else None
@@ -65,12 +92,30 @@ def classify(err: BaseException) -> CallFailure:
         return CallFailure(_with_status(_PERMANENT_TYPES[name], code), permanent=True)
     if code in _PERMANENT_STATUS:
         return CallFailure(_with_status(_PERMANENT_STATUS[code], code), permanent=True)
+    fault = _fault(err)
+    if fault is not None:
+        return CallFailure(fault, permanent=False)
     if name in _TRANSIENT_TYPES:
         return CallFailure(_with_status(_TRANSIENT_TYPES[name], code), permanent=False)
     if code is not None and (code == 429 or code >= 500):
         kind = "rate limit" if code == 429 else "server error"
         return CallFailure(_with_status(kind, code), permanent=False)
     return CallFailure(f"request failed ({name})", permanent=True)
+
+
+def _fault(err: BaseException) -> str | None:
+    """A transport fault behind `err`, from its causes' types or its message."""
+    message = str(err)[:4000]
+    if _MESSAGES[0][0].search(message):
+        return _MESSAGES[0][1]
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if type(cause).__name__ in _CAUSES and cause is not err:
+            return _CAUSES[type(cause).__name__]
+        cause = cause.__cause__ or cause.__context__
+    return next((label for pattern, label in _MESSAGES if pattern.search(message)), None)
 
 
 def _with_status(reason: str, status: int | None) -> str:

@@ -1,6 +1,16 @@
 """Where a comparison's runs execute: local processes or a Ray cluster."""
 
-from harness.executors.base import Executor, Job, OnEvent, RunOptions, RunsFailed, plan, run_job
+from harness.executors.base import (
+    EventsLost,
+    Executor,
+    Job,
+    OnEvent,
+    RunOptions,
+    RunsFailed,
+    WorkerDied,
+    plan,
+    run_job,
+)
 from harness.executors.factory import EXECUTORS, ExecutorUnavailable, make_executor
 from harness.executors.local import LocalExecutor
 from harness.executors.parent_watch import die_with_parent
@@ -8,6 +18,7 @@ from harness.executors.ray import RayExecutor  # imports Ray only when it runs
 
 __all__ = [
     "EXECUTORS",
+    "EventsLost",
     "Executor",
     "ExecutorUnavailable",
     "Job",
@@ -16,6 +27,7 @@ __all__ = [
     "RayExecutor",
     "RunOptions",
     "RunsFailed",
+    "WorkerDied",
     "die_with_parent",
     "make_executor",
     "plan",

@@ -3,10 +3,16 @@
 A comparison is a set of independent jobs, one per (designer, seed), each with its own run
 directory and backend. An executor decides only *where* they run (local processes, a Ray
 cluster) and carries their progress events back; `run_job` is the same everywhere.
+
+A failure stays inside its run: a run that raises leaves `failure.json` and `failure.log` (its
+traceback) itself; a run whose process vanished (`os._exit` in a plug-in, the kernel's SIGKILL,
+a segfault, a dead Ray worker) cannot, so the executor records it (`record_lost`) and the
+other runs go on.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -23,7 +29,7 @@ from harness.run_dir import RunDir
 from harness.run_lock import WRITER_LOCK, RunLock
 from harness.storage_errors import storage_error
 from harness.tracking import make_trackers
-from run_records import ResultRecord, RunDirError
+from run_records import RUN_FILE, ResultRecord, RunDirError
 
 OnEvent = Callable[[RunEvent], None]
 
@@ -72,7 +78,25 @@ def run_job(
     """
     run = RunDir(root, experiment, job.designer, job.seed)
     with RunLock(run.path, WRITER_LOCK):
-        return _run_locked(experiment, job, run, options, threads, send)
+        return _run_locked(experiment, job, run, options, threads,
+                           None if send is None else _Lossy(send))  # fmt: skip
+
+
+class _Lossy:
+    """`send`, until it first fails; then nothing. Progress is a view of the run, not part of
+    it: a lost channel (its process gone) must not fail a run that is computing fine -- the
+    command that reads the channel notices the loss and stops the runs itself."""
+
+    def __init__(self, send: Callable[[RunEvent], Any]) -> None:
+        self.send: Callable[[RunEvent], Any] | None = send
+
+    def __call__(self, event: RunEvent) -> None:
+        if self.send is None:
+            return
+        try:
+            self.send(event)
+        except Exception:
+            self.send = None
 
 
 def _run_locked(
@@ -117,6 +141,60 @@ class ExecutorUnavailable(RuntimeError):
     """An executor that cannot run here (unknown name, its package missing, no cluster)."""
 
 
+class WorkerDied(RuntimeError):
+    """The process (or Ray worker) running a run ended without a result or an exception."""
+
+    def __init__(self, how: str) -> None:
+        super().__init__(f"its worker process {how} without a result; finished rounds are kept")
+        self.how = how
+
+    def __reduce__(self) -> tuple[type[WorkerDied], tuple[str]]:
+        return type(self), (self.how,)
+
+    @classmethod
+    def from_exitcode(cls, code: int | None) -> WorkerDied:
+        """`exited with code 3`, or `was killed by SIGKILL` (a negative code: the signal)."""
+        if code is None or code >= 0:
+            return cls(f"exited with code {code}")
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return cls(f"was killed by {name}")
+
+
+class EventsLost(RuntimeError):
+    """The channel carrying the runs' progress is gone (the process holding it ended), so the
+    command can no longer follow its runs; they are stopped as on an interrupt."""
+
+
+class RemoteTraceback(Exception):
+    """A traceback from the process that ran a run, attached as the `__cause__` of the error it
+    sent back, so printing that error prints where it happened (as `concurrent.futures` does)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def record_lost(experiment: ExperimentConfig, root: Path, job: Job, err: WorkerDied) -> None:
+    """Write `failure.json` and `failure.log` for a run whose process vanished, from the
+    process that started it: the worker cannot any more. The dead worker's writer lock went
+    with it; the lock is taken here so that nothing else writes the run meanwhile."""
+    run = RunDir(root, experiment, job.designer, job.seed)
+    log = (
+        f"{err}\n\nNo traceback: the process ended without raising (os._exit, a signal such "
+        "as the kernel's SIGKILL or out-of-memory killer, or a crash in native code). Anything "
+        "it printed went to the command's terminal.\n"
+    )
+    with suppress(RunDirError, OSError), RunLock(run.path, WRITER_LOCK):
+        if (run.path / RUN_FILE).exists():
+            run.write_failure(err, log)
+
+
 class RunsFailed(RuntimeError):
     """Some runs of a comparison raised; the others finished and are in `records`."""
 
@@ -141,9 +219,9 @@ def collect(
 
 
 class EventQueue(Protocol):
-    """Where workers put their events: a manager queue, or Ray's `ray.util.queue.Queue`.
+    """Where Ray tasks put their events: `ray.util.queue.Queue` (or any queue like it).
 
-    Both raise (a subclass of) `queue.Empty` when nothing arrives, so one drain serves both.
+    It raises (a subclass of) `queue.Empty` when nothing arrives, as `queue.Queue` does.
     """
 
     def get(self, block: bool = True, timeout: float | None = None) -> Any: ...
@@ -152,11 +230,14 @@ class EventQueue(Protocol):
 
 
 def wait_for_events(events: EventQueue, on_event: OnEvent | None, timeout: float = 0.2) -> None:
-    """Block up to `timeout` for the next event, so a polling loop does not spin, then drain."""
+    """Block up to `timeout` for the next event, so a polling loop does not spin, then drain.
+    `EventsLost` when the queue itself is gone."""
     try:
         event = events.get(timeout=timeout)
     except Empty:
         return
+    except Exception as err:
+        raise lost(err) from err
     if on_event is not None:
         on_event(event)
     drain_events(events, on_event)
@@ -169,8 +250,17 @@ def drain_events(events: EventQueue, on_event: OnEvent | None) -> None:
             event = events.get_nowait()
         except Empty:
             return
+        except Exception as err:
+            raise lost(err) from err
         if on_event is not None:
             on_event(event)
+
+
+def lost(err: Exception) -> EventsLost:
+    return EventsLost(
+        f"the process carrying the runs' progress ended ({type(err).__name__}), so the runs "
+        "could no longer be followed"
+    )
 
 
 class Executor(Protocol):

@@ -21,7 +21,8 @@ def make_executor(
     cpus_per_run: float | None = None,
     gpus_per_run: float | None = None,
 ) -> Executor:
-    """`local` (a process pool of `workers`) or `ray` (tasks on the cluster at `ray_address`).
+    """`local` (up to `workers` processes here, one per run) or `ray` (tasks on the cluster at
+    `ray_address`).
 
     The Ray options are refused with the local executor rather than ignored, so a forgotten
     `--executor ray` does not quietly run everything on this machine.

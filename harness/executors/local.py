@@ -1,36 +1,49 @@
 """The local executor: a comparison's runs spread over this machine's processes.
 
-Each run is independent, so runs go to a process pool; each process gets an equal share of the
-cores for torch and generates its data in-process rather than opening a pool of its own.
-Progress events travel back through a manager queue and are handed to `on_event` in the
-calling process, which is the one that draws the progress bars. The workers and the manager
-end with the calling process however it ends (`parent_watch`); on SIGINT and SIGTERM it stops
-them itself before it exits.
+Each run is independent, so each gets a process of its own, started here and watched from
+here; each gets an equal share of the cores for torch and generates its data in-process rather
+than opening a pool of its own. One process per run, rather than a pool, so that one run's
+process dying (`os._exit` in a plug-in, the kernel's SIGKILL, a segfault) fails that run alone:
+a pool becomes unusable once any of its workers dies, and cannot say which run it was running.
+
+A run's progress events, then its record or its error, come back through one pipe of its own,
+in order, and are handed to `on_event` in the calling process, which is the one that draws the
+progress bars; no other process sits between them, so there is no event process to lose. The
+workers end with the calling process however it ends (`parent_watch`); on SIGINT and SIGTERM
+it stops them itself before it exits.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
+import traceback
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from multiprocessing.managers import SyncManager
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import SpawnContext
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from harness.backends.registry import backend_spec
+from harness.events import RunEvent
 from harness.executors.base import (
-    EventQueue,
     Job,
     OnEvent,
+    RemoteTraceback,
     RunOptions,
+    WorkerDied,
     collect,
-    drain_events,
+    record_lost,
     run_job,
-    wait_for_events,
 )
 from harness.executors.parent_watch import die_with_parent
 from harness.experiment import ExperimentConfig
 from run_records import ResultRecord
+
+Outcome = ResultRecord | BaseException
+STOP_S = 10
+"""How long a terminated worker has to end before it is killed."""
 
 
 def available_cores() -> int:
@@ -42,7 +55,8 @@ class LocalExecutor:
     """Up to `workers` runs at once (default: one per core, at most one per job; one at a time
     for a backend whose runs may not share a machine, as verl's would its GPUs).
 
-    A run that raises does not stop the others; `RunsFailed` names it once all have ended.
+    A run that raises, or whose process dies, does not stop the others; `RunsFailed` names it
+    once all have ended.
     """
 
     def __init__(self, workers: int | None = None) -> None:
@@ -63,61 +77,119 @@ class LocalExecutor:
         options: RunOptions,
         on_event: OnEvent | None = None,
     ) -> list[ResultRecord]:
-        workers = self.at_once(experiment, len(jobs))
-        threads = max(1, available_cores() // workers)
+        limit = self.at_once(experiment, len(jobs))
+        threads = max(1, available_cores() // limit)
         context = multiprocessing.get_context("spawn")
-        me = (os.getpid(),)  # every process started here ends with this one
-        manager = SyncManager(ctx=context)
-        manager.start(die_with_parent, me)
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=die_with_parent,
-                                   initargs=me)  # fmt: skip
-        with manager, pool:
-            events = manager.Queue()
-            futures: dict[Future[ResultRecord], int] = {
-                pool.submit(run_job, experiment, job, root, options, threads, events.put): i
-                for i, job in enumerate(jobs)
-            }
-            outcomes: list[ResultRecord | BaseException] = [RuntimeError("not run")] * len(jobs)
-            try:
-                self._wait(futures, outcomes, events, on_event)
-            except BaseException:  # Ctrl-C, SIGTERM, a failing on_event: stop every worker
-                stop_workers(pool)
-                raise
+        waiting = list(enumerate(jobs))
+        running: dict[int, Worker] = {}
+        outcomes: list[Outcome] = [RuntimeError("not run")] * len(jobs)
+        try:
+            while waiting or running:
+                while waiting and len(running) < limit:
+                    i, job = waiting.pop(0)
+                    running[i] = Worker(context, experiment, job, root, options, threads)
+                wait([w.conn for w in running.values()])  # a message, or a worker's end
+                for i, worker in list(running.items()):
+                    ended = worker.receive(on_event)
+                    if ended is not None:
+                        outcomes[i] = ended
+                        del running[i]
+                        if isinstance(ended, WorkerDied):
+                            record_lost(experiment, root, jobs[i], ended)
+        except BaseException:  # Ctrl-C, SIGTERM, a failing on_event: stop every worker
+            stop_workers([w.process for w in running.values()])
+            raise
         return collect(jobs, outcomes)
 
-    @staticmethod
-    def _wait(
-        futures: dict[Future[ResultRecord], int],
-        outcomes: list[ResultRecord | BaseException],
-        events: EventQueue,
-        on_event: OnEvent | None,
-    ) -> None:
-        """Hand events to `on_event` until every run has ended; outcomes in job order."""
-        pending = set(futures)
-        while pending:
-            wait_for_events(events, on_event)
-            done = {f for f in pending if f.done()}
-            for future in done:
-                outcomes[futures[future]] = future.exception() or future.result()
-            pending -= done
-        drain_events(events, on_event)
+
+class Worker:
+    """One run in a process of its own, and the parent's end of the pipe it reports through."""
+
+    def __init__(self, context: SpawnContext, experiment: ExperimentConfig, job: Job, root: Path,
+                 options: RunOptions, threads: int) -> None:  # fmt: skip
+        self.conn, child = context.Pipe(duplex=False)
+        self.process = context.Process(
+            target=work,
+            args=(child, os.getpid(), experiment, job, root, options, threads),
+            name=f"harness-run-{job.designer}-seed-{job.seed}",
+        )
+        self.process.start()
+        child.close()  # the worker holds the only write end: its end reads as end-of-file here
+
+    def receive(self, on_event: OnEvent | None) -> Outcome | None:
+        """Hand on every event that has arrived; the run's outcome once it has ended (its
+        record, its error, or `WorkerDied` when the process ended without sending either)."""
+        while self.conn.poll():
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                return self._died()
+            except Exception as err:  # an error whose pickle does not load here
+                self._join()
+                return RuntimeError(f"the run's outcome could not be read back: {err}")
+            kind, payload, *more = message
+            if kind == "event":
+                if on_event is not None:
+                    on_event(payload)
+                continue
+            self._join()
+            if kind == "error":  # the traceback of the worker, where the error happened
+                payload.__cause__ = RemoteTraceback(more[0])
+            return payload  # type: ignore[no-any-return]
+        return None
+
+    def _died(self) -> WorkerDied:
+        self._join()
+        return WorkerDied.from_exitcode(self.process.exitcode)
+
+    def _join(self) -> None:
+        self.conn.close()
+        self.process.join(STOP_S)
+        if self.process.is_alive():  # sent its outcome but hangs in exit (a stuck thread)
+            stop_workers([self.process])
 
 
-def stop_workers(pool: ProcessPoolExecutor) -> None:
-    """End the pool's runs now: queued ones never start, running ones are terminated (and
-    killed if they have not ended 10 seconds later).
+def work(conn: Connection, parent: int, experiment: ExperimentConfig, job: Job, root: Path,
+         options: RunOptions, threads: int) -> None:  # fmt: skip
+    """A worker process: run the job, sending its events, then its record or its error."""
+    die_with_parent(parent)
 
-    `shutdown` alone would wait for every running run to finish its whole loop. A terminated
-    run loses only its unfinished round: every file is written atomically and a round counts
-    only once its record is on disk, so `--resume` continues after its last finished round.
+    def send(event: RunEvent) -> None:
+        conn.send(("event", event))
+
+    try:
+        record = run_job(experiment, job, root, options, threads, send)
+    except BaseException as err:  # an interrupt too: the parent decides what it means
+        conn.send(("error", portable(err), "".join(traceback.format_exception(err))))
+    else:
+        conn.send(("record", record))
+    finally:
+        conn.close()
+
+
+def portable(err: BaseException) -> BaseException:
+    """`err` as it can cross to the parent: itself where it pickles and loads back, else a
+    `RuntimeError` with its type and message (its traceback travels beside it as text)."""
+    try:
+        pickle.loads(pickle.dumps(err))
+    except Exception:
+        return RuntimeError(f"{type(err).__name__}: {err}")
+    return err
+
+
+def stop_workers(processes: Sequence[BaseProcess]) -> None:
+    """End these runs now: terminated (and killed if they have not ended `STOP_S` seconds
+    later).
+
+    A terminated run loses only its unfinished round: every file is written atomically and a
+    round counts only once its record is on disk, so `--resume` continues after its last
+    finished round.
     """
-    processes = list(getattr(pool, "_processes", {}).values())  # no public handle to them
-    pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
             process.terminate()
     for process in processes:
-        process.join(timeout=10)
+        process.join(timeout=STOP_S)
         if process.is_alive():
             process.kill()
-            process.join(timeout=10)
+            process.join(timeout=STOP_S)

@@ -3,23 +3,23 @@
 The command stops its workers itself on SIGINT and SIGTERM (`LocalExecutor`), but SIGKILL, the
 OOM killer or a crash give it no chance to, and a worker that outlived it would go on writing its
 run while a `--resume` starts writing the same directory. So every process the local executor
-starts (its workers, and the manager that carries their events) runs `die_with_parent` first:
+starts (one worker per run) runs `die_with_parent` first:
 
 - On Linux, ``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills the worker as its parent
   exits, whatever the worker is doing at that moment. SIGKILL because a worker has nothing to
   save -- every file is written atomically and a round counts only once its record is on disk --
   and because no handler a library installed can delay it. The kernel ties the signal to the
-  *thread* that started the worker: the pool starts its workers in `submit`, from the thread
-  that then waits for them all, so that thread outlives them. A worker's own children (verl's
+  *thread* that started the worker: the executor starts every worker from the thread that
+  then waits for them all, so that thread outlives them. A worker's own children (verl's
   trainer and server) carry a death signal of their own, tied to the worker.
 - Everywhere, a daemon thread that compares ``os.getppid()`` with the parent's pid every
   `POLL_S` seconds and kills the worker once they differ (the orphan was adopted). It covers
   systems without prctl, and a parent that died before the worker could call prctl.
 
-Not a pipe whose end-of-file the worker watches: a pool's initializer gets its arguments pickled
-through ``spawn``, which carries a pid but not an open descriptor. In every case the worker holds
-its run's writer lock (`harness.run_lock`) until it is gone, so no new command can start writing
-the run while it still might.
+Not a pipe whose end-of-file the worker watches: the worker's one pipe is the one it reports
+through, and it trains for minutes at a time without reading anything. In every case the worker
+holds its run's writer lock (`harness.run_lock`) until it is gone, so no new command can start
+writing the run while it still might.
 """
 
 from __future__ import annotations

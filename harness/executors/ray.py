@@ -29,12 +29,15 @@ Decisions, and why:
   whose worker or node died is retried up to `RESUME_RETRIES` times. Exceptions raised by the
   run itself (bad input, a bug) are never retried: they would only fail again.
 - Progress. Workers put `RunEvent`s on a `ray.util.queue.Queue` (an actor holding no CPU) and
-  the driver drains it while it polls the tasks, exactly as the local executor drains its
-  manager queue. `put` returns once the event is queued, so a task's events are all in the
+  the driver drains it while it polls the tasks (the local executor reads each worker's pipe
+  instead). `put` returns once the event is queued, so a task's events are all in the
   queue by the time its result is ready.
 - Failures. A failed task does not stop the others. Ray wraps a run's exception in
   `RayTaskError`; the original one is handed to `collect`, so `RunsFailed` reads as it does
   locally and user errors (a run directory that exists without `--resume`) stay one line.
+  A task whose worker or node died (past its retries) is `WorkerDied`, and the driver writes
+  its `failure.json`, as the local executor does for a dead worker process. A dead event
+  queue ends the comparison with `EventsLost`, as an interrupt would.
 - Files. Tasks write their run directories under `root` *on the worker's filesystem*. On a
   cluster of several nodes `root` must therefore be a shared filesystem path (NFS, a cluster
   file system) mounted at the same place everywhere; before any run starts a probe writes a
@@ -70,14 +73,17 @@ from harness.executors.base import (
     ExecutorUnavailable,
     Job,
     OnEvent,
+    RemoteTraceback,
     RunOptions,
+    WorkerDied,
     collect,
     drain_events,
+    record_lost,
     run_job,
     wait_for_events,
 )
 from harness.experiment import ExperimentConfig
-from run_records import ResultRecord
+from run_records import ResultRecord, one_line
 
 if TYPE_CHECKING:
     from ray import ObjectRef
@@ -186,7 +192,10 @@ class RayExecutor:
                 wait_for_events(events, on_event)
                 done, _ = ray.wait(list(running), num_returns=len(running), timeout=0)
                 for ref in done:
-                    outcomes[running.pop(ref)] = outcome(ref)
+                    i = running.pop(ref)
+                    outcomes[i] = ended = outcome(ref)
+                    if isinstance(ended, WorkerDied):
+                        record_lost(experiment, root, jobs[i], ended)
             drain_events(events, on_event)
         except BaseException:  # Ctrl-C or a failing on_event: stop the runs still going
             for ref in running:
@@ -221,9 +230,12 @@ def outcome(ref: ObjectRef[ResultRecord]) -> ResultRecord | BaseException:
         return ray.get(ref)
     except RayTaskError as err:
         cause = err.cause
-        return cause if isinstance(cause, BaseException) else err
+        if not isinstance(cause, BaseException):
+            return err
+        cause.__cause__ = RemoteTraceback(str(err))  # where it happened, for --debug
+        return cause
     except Exception as err:  # the worker or node died, the task was cancelled, ...
-        return err
+        return WorkerDied(f"was lost ({type(err).__name__}: {one_line(err, 200)})")
 
 
 Node = dict[str, Any]

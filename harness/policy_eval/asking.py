@@ -4,16 +4,18 @@ The client already retries each request (rate limits with Retry-After, 5xx, time
 deadline and never raises; here requests run `concurrency` at a time, each answer is written to
 the cache by the thread that received it (so nothing paid for is lost when the caller stops),
 and a request that still failed is counted: past `max_failures` the remaining requests are
-cancelled and `TooManyFailures` is raised. On any stop, requests in flight still finish and are
-cached; only on Ctrl-C the caller does not wait for them (the process does, as it exits).
+cancelled and `TooManyFailures` is raised. On that stop, requests in flight still finish (each
+within its deadline) and are cached. On Ctrl-C or SIGTERM nobody waits for them: the workers
+are daemon threads, so the process exits at once even while a server is still sending.
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from designers.llm.client import CallResult
@@ -48,6 +50,7 @@ def to_cached(key: AnswerKey, result: CallResult) -> CachedAnswer:
         endpoint=key.endpoint,
         sampling=json.loads(key.sampling),
         prompt_version=key.prompt_version,
+        failure=(result.failure or "request failed") if result.error is not None else None,
         **call_record(result, whole_text=True),
     )
 
@@ -63,35 +66,47 @@ def ask_all(
 ) -> None:
     """Ask every request; `on_answer` runs in the calling thread as each answer arrives."""
     stop = threading.Event()
+    pending = deque(requests)
+    lock = threading.Lock()
+    arrived: queue.Queue[tuple[Request, CachedAnswer]] = queue.Queue()
 
-    def work(request: Request) -> CachedAnswer | None:
-        if stop.is_set():
-            return None
-        answer = to_cached(request.key, ask(request))
-        cache.append(answer)
-        return answer
+    def work() -> None:
+        while not stop.is_set():
+            with lock:
+                if not pending:
+                    return
+                request = pending.popleft()
+            answer = to_cached(request.key, ask(request))
+            cache.append(answer)
+            arrived.put((request, answer))
 
-    failures, interrupted = 0, False
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="policy-eval")
+    workers = [threading.Thread(target=work, name="policy-eval", daemon=True)
+               for _ in range(min(concurrency, len(requests)))]  # fmt: skip
+    for worker in workers:
+        worker.start()
+    failures, received, interrupted = 0, 0, False
     try:
-        futures: dict[Future[CachedAnswer | None], Request] = {
-            pool.submit(work, r): r for r in requests
-        }
-        for future in as_completed(futures):
-            answer = future.result()
-            if answer is None:
-                continue
-            on_answer(futures[future], answer)
+        while received < len(requests):
+            try:
+                request, answer = arrived.get(timeout=0.2)  # a timeout lets signals in
+            except queue.Empty:
+                if any(w.is_alive() for w in workers) or not arrived.empty():
+                    continue
+                raise RuntimeError("a request worker ended without answering") from None
+            received += 1
+            on_answer(request, answer)
             if answer.error is not None:
                 failures += 1
                 if failures > max_failures:
                     raise TooManyFailures(
                         f"stopped: {failures} requests failed after their retries, more than "
-                        f"--max-failures {max_failures} (last: {answer.error})"
+                        f"--max-failures {max_failures} (last: {answer.failure or answer.error})"
                     )
     except KeyboardInterrupt:
         interrupted = True
         raise
     finally:
-        stop.set()  # requests not yet started are skipped; those in flight finish and are kept
-        pool.shutdown(wait=not interrupted, cancel_futures=True)  # Ctrl-C: return at once
+        stop.set()  # requests not yet started are skipped
+        if not interrupted:  # those in flight finish (each within its deadline) and are kept
+            for worker in workers:
+                worker.join()

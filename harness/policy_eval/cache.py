@@ -63,6 +63,9 @@ class CachedAnswer(BaseModel):
         default=None, description="Length and sha256 of the whole reasoning when it was cut."
     )
     error: str | None = Field(default=None, description="Set when the request failed (scrubbed).")
+    failure: str | None = Field(
+        default=None, description="Why it failed, in a few words ('redirect loop'), with `error`."
+    )
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None

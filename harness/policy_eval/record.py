@@ -18,7 +18,7 @@ from harness.policy_eval.cache import CACHE_FILE, CachedAnswer
 from harness.policy_eval.policy import PolicySpec
 from harness.policy_eval.settings import Requests, Sampling
 from mapf_env import PROMPT_VERSION
-from run_records import RESULT_FILE, ResultRecord, SuiteResult, stamp
+from run_records import RESULT_FILE, RequestFailures, ResultRecord, SuiteResult, stamp
 
 EXPERIMENT_NAME = "zero-shot"
 
@@ -37,6 +37,8 @@ class Usage:
     priced: int = 0
     failed: dict[str, int] = field(default_factory=dict)
     asked: dict[str, int] = field(default_factory=dict)
+    reasons: list[str] = field(default_factory=list)
+    """Why each request of this run failed after its retries."""
 
     def add(self, answer: CachedAnswer, *, cached: bool) -> None:
         if cached:
@@ -44,11 +46,17 @@ class Usage:
         else:
             self.new += 1
         self.retried += bool(answer.retries)
+        if answer.error is not None:
+            self.reasons.append(answer.failure or "request failed")
         self.prompt_tokens += answer.prompt_tokens
         self.completion_tokens += answer.completion_tokens
         if answer.cost_usd is not None:
             self.cost_usd += answer.cost_usd
             self.priced += 1
+
+    def failed_requests(self) -> RequestFailures:
+        """The requests of this run and those that failed, for the record."""
+        return RequestFailures.of(sum(self.asked.values()), self.reasons)
 
     def notes(self) -> list[str]:
         total, answers = sum(self.failed.values()), self.new + self.cached
@@ -56,10 +64,12 @@ class Usage:
                  f"({CACHE_FILE})"]  # fmt: skip
         if total:
             where = ", ".join(f"{suite} {n}" for suite, n in self.failed.items() if n)
+            why = self.failed_requests().summary.partition(": ")[2]
             lines.append(
-                f"{total} of {sum(self.asked.values())} requests failed after retries and were "
-                f"scored as empty (unparsable) answers ({where}); rerun the same command to ask "
-                "them again"
+                f"{total} of {sum(self.asked.values())} requests failed after retries ({where}): "
+                f"{why}; they are recorded as failed requests (boards flag this policy, and "
+                "leave it unranked when every request failed) and their instances as "
+                "unanswered; rerun the same command to ask them again"
             )
         else:
             lines.append("no request failed after retries")
@@ -120,6 +130,7 @@ def make_record(
         answers_sha256=answers_sha256,
         seconds=round(seconds, 3),
         notes=tuple(_notes(spec, sampling, limit, seed, usage)),
+        failed_requests=usage.failed_requests() if usage is not None else None,
     )
 
 

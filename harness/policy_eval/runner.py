@@ -27,12 +27,13 @@ from harness.policy_eval.cache import (
     CachedAnswer,
     sampling_key,
 )
-from harness.policy_eval.errors import TooManyFailures
+from harness.policy_eval.errors import PolicyEvalError, TooManyFailures
 from harness.policy_eval.events import EvalEvent, OnEvent, SuiteTally
 from harness.policy_eval.policy import PolicySpec, check_ready
 from harness.policy_eval.record import Usage, make_record, write_record
 from harness.policy_eval.selection import load_suites
 from harness.policy_eval.settings import Requests, Sampling
+from harness.preflight import _not_writable
 from mapf_env import PROMPT_VERSION, BenchmarkSuite, render_prompt
 from run_records import (
     POLICIES_DIR,
@@ -77,6 +78,9 @@ def evaluate_policy(
     emit = on_event or (lambda event: None)
     loaded = load_suites(suites, limit)
     check_ready(spec)
+    problem = _not_writable(out)
+    if problem is not None:
+        raise PolicyEvalError(problem)
     directory = policy_dir(out, spec)
     started = time.monotonic()
     if spec.route == "cpu":

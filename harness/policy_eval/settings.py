@@ -39,7 +39,9 @@ class Requests(BaseModel):
 
     concurrency: int = Field(default=8, ge=1, description="Requests in flight at once.")
     max_retries: int = Field(default=5, ge=0, description="Retries of one transient failure.")
-    timeout_s: float = Field(default=120.0, gt=0.0, description="Limit of one attempt.")
+    timeout_s: float = Field(
+        default=120.0, gt=0.0, description="Wall-clock limit of one attempt, body included."
+    )
     deadline_s: float = Field(
         default=600.0, gt=0.0, description="Limit of one request, retries included."
     )

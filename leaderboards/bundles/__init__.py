@@ -7,6 +7,9 @@
 Every run stores its benchmark answers (`run_records.answers`), so a bundle's verdicts are
 re-scored by the verifier installed where it is checked, on suites checked against their
 version and content checksum; a bundle whose numbers disagree is refused.
+
+Only sealed run files travel (`sealed`): regular files inside their run, reached with no link
+followed and reading as what they are; the site copies run files through the same seal.
 """
 
 from leaderboards.bundles.archive import MAX_MEMBERS, MAX_TOTAL_BYTES
@@ -21,8 +24,14 @@ from leaderboards.bundles.manifest import (
     run_name,
 )
 from leaderboards.bundles.merge import MergeResult, merge_bundles
+from leaderboards.bundles.sealed import (
+    SealError,
+    run_file_names,
+    sealed_file,
+    sealed_run_files,
+)
 from leaderboards.bundles.verify import SHOWN_MISMATCHES, Verification, check_bundle, verify_bundle
-from leaderboards.bundles.write import BundleSummary, bundle_runs
+from leaderboards.bundles.write import BundleSummary, bundle_runs, check_bundle_out
 
 __all__ = [
     "BUNDLE_FORMAT",
@@ -37,10 +46,15 @@ __all__ = [
     "BundleSuite",
     "BundleSummary",
     "MergeResult",
+    "SealError",
     "Verification",
     "bundle_runs",
     "check_bundle",
+    "check_bundle_out",
     "merge_bundles",
+    "run_file_names",
     "run_name",
+    "sealed_file",
+    "sealed_run_files",
     "verify_bundle",
 ]

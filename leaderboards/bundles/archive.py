@@ -12,10 +12,11 @@ Determinism: members in sorted order after the manifest, each with the same fixe
 (1980-01-01), Unix permissions 0644 and no owner, so the same runs give the same bytes.
 
 Safety: a hostile archive is refused in one line before anything is written: names that are
-absolute or hold `..` or odd characters, directories, links, devices, encrypted or oddly
-compressed members, duplicate names, more than `MAX_MEMBERS` members, more than
-`MAX_TOTAL_BYTES` in all, members the manifest does not list (or listed ones it lacks), and
-members whose size or sha256 differs from the manifest's.
+absolute or hold `..` or odd characters, members whose Unix mode or MS-DOS attributes make
+them anything but a plain file (a directory, a symbolic link, a FIFO, a socket, a device:
+each named), encrypted or oddly compressed members, duplicate names, more than
+`MAX_MEMBERS` members, more than `MAX_TOTAL_BYTES` in all, members the manifest does not list
+(or listed ones it lacks), and members whose size or sha256 differs from the manifest's.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ MAX_MANIFEST_BYTES = 16 << 20
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 """The earliest time a zip can hold: every member gets it, so bytes never depend on when."""
 _UNIX = 3
+_DOS_DIRECTORY = 0x10
 _METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
@@ -60,7 +62,11 @@ def write_archive(out: Path, manifest: BundleManifest, members: Mapping[str, byt
         for name in sorted(members):
             _add(archive, name, members[name])
     blob = buffer.getvalue()
-    atomic_write_bytes(out, blob)
+    try:
+        atomic_write_bytes(out, blob)
+    except OSError as err:  # a full disk; an unwritable place is refused before any work
+        raise BundleError(f"cannot write the bundle to {out}: {err.strerror or err}; "
+                          "pass --out a path with room for it") from None  # fmt: skip
     return blob
 
 
@@ -125,14 +131,29 @@ def _member_problem(info: zipfile.ZipInfo) -> str | None:
     problem = name_problem(info.filename)
     if problem is not None:
         return problem
-    mode = info.external_attr >> 16
-    if info.is_dir() or (mode and not stat.S_ISREG(mode)):
-        return "is a directory, link or device, not a plain file"
+    kind = _member_kind(info)
+    if kind is not None:
+        return f"is {kind}, not a plain file"
     if info.flag_bits & 0x1:
         return "is encrypted"
     if info.compress_type not in _METHODS:
         return f"uses compression method {info.compress_type} (only stored or deflated)"
     return None
+
+
+def _member_kind(info: zipfile.ZipInfo) -> str | None:
+    """What a member that is not a plain file is, in words; None for a plain file. The file
+    type is the Unix mode's (high 16 bits of the external attributes; none given reads as a
+    plain file, as Python's and Windows' zip writers leave it) and the MS-DOS directory bit."""
+    mode = info.external_attr >> 16
+    kind = stat.S_IFMT(mode)
+    if info.is_dir() or kind == stat.S_IFDIR or info.external_attr & _DOS_DIRECTORY:
+        return "a directory"
+    if kind in (0, stat.S_IFREG):
+        return None
+    names = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket",
+             stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}  # fmt: skip
+    return f"{names.get(kind, 'of an unknown file type')} (mode {stat.filemode(mode)})"
 
 
 def _manifest(

@@ -7,7 +7,10 @@ In order, each step refusing the bundle in one line (`BundleError`) when it fail
 2. every suite the manifest names is installed at the same version and content checksum;
 3. every run reads as a board would read it (`leaderboards.readers.load_run`), sits where its
    record says it belongs, and names for each suite the answers file the manifest lists and
-   the suite version and checksum the manifest names.
+   the suite version and checksum the manifest names;
+4. every member of a run is a file a bundle carries and reads as what it is, as the writer
+   sealed it (`leaderboards.bundles.sealed`): a bundle from elsewhere is no more trusted to
+   hold run files than a shared runs root is.
 
 Then every stored answer is re-scored (`leaderboards.bundles.rescore`) and compared with the
 stored verdicts and report counts. Disagreements are not one error but a list: the result
@@ -16,8 +19,10 @@ says how many there were and keeps the first `SHOWN_MISMATCHES` of them.
 
 from __future__ import annotations
 
+import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,8 +30,9 @@ from leaderboards.bundles.archive import unpack
 from leaderboards.bundles.errors import BundleError
 from leaderboards.bundles.manifest import RUNS_DIR, BundleManifest, BundleRun, run_name
 from leaderboards.bundles.rescore import differences, rescored
+from leaderboards.bundles.sealed import SealError, run_file_names, sealed_run_files
 from leaderboards.errors import LeaderboardError
-from leaderboards.readers import LoadedRun, load_run
+from leaderboards.readers import LoadedRun, VerdictPool, load_run, share_verdicts
 from mapf_env import load_suite
 from run_records import RESULT_FILE, AnswersError, answers_file
 
@@ -90,13 +96,18 @@ def check_bundle(
     """Unpack `bundle` under `into` (a new directory) and verify it; the runs stay there."""
     manifest = unpack(bundle, into)
     _check_suites(bundle, manifest)
-    runs = tuple(_checked_run(bundle, manifest, into, run) for run in manifest.runs)
+    shared: VerdictPool = {}  # many runs' verdicts held once (`share_verdicts`)
+    runs = tuple(
+        LoadedRun(checked.path, share_verdicts(checked.record, shared))
+        for checked in (_checked_run(bundle, manifest, into, run) for run in manifest.runs)
+    )
     total = sum(len(s.verdicts) for run in runs for s in run.record.suites.values())
     shown: list[str] = []
     count = instances = answers = 0
+    rescoring = _all_mismatches(runs)
     for entry, run in zip(manifest.runs, runs, strict=True):
-        for name, stored in sorted(run.record.suites.items()):
-            found = _mismatches(run, name)
+        for _, stored in sorted(run.record.suites.items()):
+            found = next(rescoring)
             count += len(found)
             shown.extend(f"{entry.name}: {line}" for line in found[: SHOWN_MISMATCHES - len(shown)])
             instances += len(stored.verdicts)
@@ -104,6 +115,18 @@ def check_bundle(
             if on_progress is not None:
                 on_progress(instances, total)
     return Verification(bundle, manifest, runs, instances, answers, tuple(shown), count)
+
+
+def _all_mismatches(runs: tuple[LoadedRun, ...]) -> Iterator[list[str]]:
+    """`_mismatches` of every run's suites (sorted), in order: re-scoring is the slow part of
+    verifying, so one process per CPU re-scores while the results are taken in order."""
+    tasks = [(run, name) for run in runs for name in sorted(run.record.suites)]
+    workers = min(os.cpu_count() or 1, len(tasks))
+    if workers < 2:
+        yield from (_mismatches(run, name) for run, name in tasks)
+        return
+    with ProcessPoolExecutor(workers) as pool:
+        yield from pool.map(_mismatches, *zip(*tasks, strict=True))
 
 
 def _mismatches(run: LoadedRun, suite: str) -> list[str]:
@@ -167,4 +190,21 @@ def _checked_run(bundle: Path, manifest: BundleManifest, into: Path, entry: Bund
                 f"{where}: suite {name} was scored on version {result.suite_version} "
                 f"({(result.content_sha256 or '?')[:12]}), not on the manifest's suite"
             )
+    _check_sealed(where, run, files)
     return run
+
+
+def _check_sealed(where: str, run: LoadedRun, members: Mapping[str, object]) -> None:
+    """Every member of the unpacked `run` is a file a bundle carries, reading as what it is."""
+    carried = {*run_file_names(run), *(answers_file(s) for s in run.record.answers_sha256)}
+    extra = sorted(set(members) - carried)
+    if extra:
+        raise BundleError(
+            f"{where}: member {extra[0]} is no file a bundle carries (records, round files and "
+            "answers); refused"
+        )
+    try:
+        sealed_run_files(run)
+    except SealError as err:
+        member = err.path.relative_to(run.path).as_posix()
+        raise BundleError(f"{where}: member {member} {err.reason}; refused") from None

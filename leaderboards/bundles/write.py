@@ -6,6 +6,12 @@ A bundle holds, per run, exactly what boards and the site read from a run direct
 benchmark answers, which are what make it checkable: `verify_bundle` re-scores them.
 Checkpoints never travel. Runs without stored answers (recorded before answers were kept)
 cannot be re-scored by anyone, so they are refused rather than bundled unverifiable.
+
+Every file is sealed (`leaderboards.bundles.sealed`): a regular file inside its run, reached
+with no link followed, within its size bound and reading as what it is; a run with any other
+file (a link planted in a shared runs root, a device, a damaged record) refuses the bundle in
+one line naming the file. The output is checked before any run is read, so a bundle that
+could not be written is refused at once.
 """
 
 from __future__ import annotations
@@ -27,9 +33,10 @@ from leaderboards.bundles.manifest import (
     BundleSuite,
     run_name,
 )
+from leaderboards.bundles.sealed import SealError, sealed_run_files
 from leaderboards.readers import LoadedRun, load_runs
-from leaderboards.site.runs import RAW_FILES, ROUND_FILES
-from run_records import RESULT_FILE, AnswersError, answers_blob, answers_file
+from leaderboards.writable import unwritable
+from run_records import RESULT_FILE
 
 
 @dataclass(frozen=True)
@@ -45,8 +52,10 @@ def bundle_runs(paths: Sequence[Path], out: Path) -> BundleSummary:
     """Bundle every finished run at or under `paths` into `out` (written atomically).
 
     Any run that is unfinished, unreadable or stores no answers refuses the whole bundle
-    (`LeaderboardError`, one line naming the runs), so nothing is left out quietly.
+    (`LeaderboardError`, one line naming the runs), so nothing is left out quietly; so does
+    a run file that is not sealed, and an `out` that cannot be written (checked first).
     """
+    check_bundle_out(out)
     runs = load_runs(paths, strict=True)
     _refuse_unanswered(runs)
     members: dict[str, bytes] = {}
@@ -108,24 +117,25 @@ def _run_files(run: LoadedRun) -> dict[str, bytes]:
             f"{', '.join(sorted(record.answers_sha256))} but has results for "
             f"{', '.join(sorted(record.suites))} (edited or damaged); run it again"
         )
-    names = [name for name in RAW_FILES if (run.path / name).is_file()]
-    names += [f"round-{r.round:03d}/{name}" for r in record.rounds for name in ROUND_FILES
-              if (run.path / f"round-{r.round:03d}" / name).is_file()]  # fmt: skip
-    files = {name: _read(run.path / name) for name in names}
-    for suite, sha256 in sorted(record.answers_sha256.items()):
-        try:
-            files[answers_file(suite)] = answers_blob(run.path, suite, sha256)
-        except AnswersError as err:
-            raise BundleError(f"{err} (damaged or edited); run the run's benchmarks again "
-                              "before bundling it") from None  # fmt: skip
-    return files
-
-
-def _read(path: Path) -> bytes:
     try:
-        return path.read_bytes()
-    except OSError as err:
-        raise BundleError(f"{path} cannot be read ({err.strerror or err})") from None
+        return sealed_run_files(run)
+    except SealError as err:
+        raise BundleError(
+            f"{err}: a bundle carries only the run's own regular files, read as what they "
+            "are; put back the file the run wrote, or leave the run out"
+        ) from None
+
+
+def check_bundle_out(out: Path) -> None:
+    """Refuse, in one line naming it, an `out` the bundle could not be written to (a
+    directory, a read-only place: `leaderboards.writable`)."""
+    if out.is_dir():
+        raise BundleError(f"--out {out} is a directory; name the bundle file, e.g. --out "
+                          f"{out / 'runs.zip'}")  # fmt: skip
+    problem = unwritable(out)
+    if problem is not None:
+        raise BundleError(f"cannot write the bundle to {out}: {problem}; pass --out a path in "
+                          "a writable directory")  # fmt: skip
 
 
 def _add_suites(suites: dict[str, BundleSuite], run: LoadedRun) -> None:

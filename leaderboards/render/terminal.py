@@ -2,7 +2,9 @@
 
 A cell such as `51.7 [48.2, 55.0]` wrapped over two lines no longer reads as one interval, so a
 table wider than the console is drawn as several: each repeats the text columns (designer,
-rate, ...) and takes as many number columns as fit.
+rate, ...) and takes as many number columns as fit. On a console that cannot write Unicode (a
+POSIX locale) the marks become ASCII ones, told apart as their legends still say (rich already
+draws the borders in ASCII there).
 """
 
 from __future__ import annotations
@@ -13,11 +15,16 @@ from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from leaderboards.board import Board, Cut
+from leaderboards.render.cells import DESIGN_MARK, ZERO_MARK
 from leaderboards.render.tables import TextTable, board_notes, board_tables, provenance_note
+
+ASCII_MARKS = str.maketrans({ZERO_MARK: "+", DESIGN_MARK: "#"})
+"""Each mark as one ASCII character of the same width, for consoles that cannot write it."""
 
 
 def terminal_renderable(board: Board, details: Sequence[Cut] = ()) -> RenderableType:
@@ -31,7 +38,7 @@ def terminal_renderable(board: Board, details: Sequence[Cut] = ()) -> Renderable
         parts.append(_Fitted(table))
         parts.extend(Text(note, style="dim") for note in table.notes)
         parts.append(Text(""))
-    return Group(*parts)
+    return _AsciiMarks(Group(*parts))
 
 
 def render_terminal(board: Board, details: Sequence[Cut] = (), width: int = 160) -> str:
@@ -40,6 +47,21 @@ def render_terminal(board: Board, details: Sequence[Cut] = (), width: int = 160)
     console = Console(file=buffer, width=width, color_system=None, soft_wrap=False)
     console.print(terminal_renderable(board, details))
     return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class _AsciiMarks:
+    """`inner` as it is, or with the marks in ASCII where the console's encoding is not UTF."""
+
+    inner: RenderableType
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not options.ascii_only:
+            yield self.inner
+            return
+        for segment in console.render(self.inner, options):
+            text = segment.text.translate(ASCII_MARKS)
+            yield Segment(text, segment.style, segment.control)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,14 @@ Plots need matplotlib (`pip install 'envdesign-bench[site]'`).
 
 from leaderboards.site.build import SITE_SCHEMA_VERSION, SiteResult, publish_site
 from leaderboards.site.earlier import Carried
-from leaderboards.site.output import MANIFEST, is_site
+from leaderboards.site.output import MANIFEST, check_out, is_site
 
-__all__ = ["MANIFEST", "SITE_SCHEMA_VERSION", "Carried", "SiteResult", "is_site", "publish_site"]
+__all__ = [
+    "MANIFEST",
+    "SITE_SCHEMA_VERSION",
+    "Carried",
+    "SiteResult",
+    "check_out",
+    "is_site",
+    "publish_site",
+]

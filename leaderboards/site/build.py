@@ -13,7 +13,11 @@ Layout of the site::
     plots/*.svg                   the index's plots (`leaderboards.site.figures`) and each run's
                                   own configuration heatmap
     files/<designer>-seed-<n>/    the run's small files (run.json, result.json, per round
-                                  round.json, config.yaml, curves.jsonl); checkpoints never
+                                  round.json, config.yaml, curves.jsonl); checkpoints never.
+                                  Each is sealed (`leaderboards.bundles.sealed`): a link, a
+                                  device or a file that does not read as what it is stays
+                                  out, its page and `SiteResult.withheld` saying so, and a
+                                  run whose result.json is not sealed is left out whole
     board.json, board.csv         the board itself, for other tools
     site.json                     what wrote the site, and every file's sha256 (files a user
                                   added, which it does not list, are kept by the next publish)
@@ -33,6 +37,7 @@ from typing import Any
 from leaderboards.aggregate import build_board
 from leaderboards.board import Answers, Board
 from leaderboards.bootstrap import RESAMPLES
+from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun, RunSet
 from leaderboards.render import board_tables, render, template_environment
 from leaderboards.render.tables import TextTable, board_notes, provenance_note
@@ -40,7 +45,7 @@ from leaderboards.score_arrays import CUTS
 from leaderboards.site.earlier import Carried, carry_user_files, clear_leftovers
 from leaderboards.site.figures import Trajectory, story
 from leaderboards.site.output import GENERATOR, MANIFEST, check_out, staged
-from leaderboards.site.runs import RunView, copy_raw_files, designer_slugs, run_view
+from leaderboards.site.runs import RunView, copy_raw_files, designer_slugs, run_view, sealed_runs
 from run_records import sha256_file
 
 SITE_SCHEMA_VERSION = "1"
@@ -50,14 +55,16 @@ HEADLINE = "main-"
 
 @dataclass(frozen=True)
 class SiteResult:
-    """What `publish_site` wrote, the earlier site's files it kept or replaced, and what it
-    cleared of killed publishes (one line each)."""
+    """What `publish_site` wrote, the earlier site's files it kept or replaced, what it
+    cleared of killed publishes, and the runs and files it left out for not being sealed (one
+    line each)."""
 
     out: Path
     files: tuple[str, ...]
     board: Board
     carried: Carried = field(default_factory=Carried)
     cleared: tuple[str, ...] = ()
+    withheld: tuple[str, ...] = ()
 
 
 def publish_site(
@@ -79,8 +86,11 @@ def publish_site(
     plots.require_matplotlib()
     cleared = tuple(clear_leftovers(out))
     check_out(out)
+    sealed, left_out = sealed_runs(runs)
+    if left_out and not sealed:
+        raise LeaderboardError(f"none of the runs can go on the site: {left_out[0]}")
     board = build_board(
-        runs,
+        sealed,
         baseline=baseline,
         strict_baseline=strict_baseline,
         answers=answers,
@@ -90,20 +100,24 @@ def publish_site(
         pool_machines=pool_machines,
     )
     with staged(out) as root:
-        files = _write_site(root, board, runs, title)
+        files, withheld = _write_site(root, board, sealed, title)
         carried = carry_user_files(out, root)
-    return SiteResult(out=out, files=files, board=board, carried=carried, cleared=cleared)
+    return SiteResult(out=out, files=files, board=board, carried=carried, cleared=cleared,
+                      withheld=(*left_out, *withheld))  # fmt: skip
 
 
-def _write_site(root: Path, board: Board, runs: Sequence[LoadedRun], title: str) -> tuple[str, ...]:
+def _write_site(
+    root: Path, board: Board, runs: RunSet, title: str
+) -> tuple[tuple[str, ...], list[str]]:
+    """The site's files, and a line for each run file left out for not being sealed."""
+
     def write(name: str, text: str) -> None:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
 
     views, trajectories = _views(board, runs)
-    for view in views:
-        copy_raw_files(view, root)
+    withheld = [line for view in views for line in copy_raw_files(view, root)]
     groups, run_figures = story(board, trajectories, views, write)
     headline, details = split_tables(board_tables(board, CUTS))
     env = template_environment()
@@ -114,7 +128,7 @@ def _write_site(root: Path, board: Board, runs: Sequence[LoadedRun], title: str)
     }
     write("index.html", env.get_template("site_index.html.j2").render(
         **common, title=title, root="", headline=headline, details=details, story=groups,
-        runs=views, skipped=runs.skipped if isinstance(runs, RunSet) else (),
+        runs=views, skipped=runs.skipped,
     ))  # fmt: skip
     run_template = env.get_template("site_run.html.j2")
     for view in views:
@@ -124,7 +138,7 @@ def _write_site(root: Path, board: Board, runs: Sequence[LoadedRun], title: str)
         ))  # fmt: skip
     write("board.json", render(board, "json"))
     write("board.csv", render(board, "csv"))
-    return _write_manifest(root, board)
+    return _write_manifest(root, board), withheld
 
 
 def split_tables(tables: Sequence[TextTable]) -> tuple[list[TextTable], list[TextTable]]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from leaderboards.errors import LeaderboardError
 from leaderboards.site.earlier import leftover_name
 from leaderboards.site_manifest import GENERATOR, MANIFEST, is_site
+from leaderboards.writable import unwritable
 
 __all__ = ["GENERATOR", "MANIFEST", "check_out", "is_site", "staged"]
 
@@ -39,10 +40,9 @@ def check_out(out: Path) -> None:
             f"cannot write the site to {out}: cannot create {parent} ({_reason(err)}); "
             "pass another --out"
         ) from None
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise LeaderboardError(
-            f"cannot write the site to {out}: {parent} is not writable; pass another --out"
-        )
+    problem = unwritable(out)  # tried: permissions do not tell it for root or a read-only fs
+    if problem is not None:
+        raise LeaderboardError(f"cannot write the site to {out}: {problem}; pass another --out")
 
 
 @contextmanager

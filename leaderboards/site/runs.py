@@ -9,22 +9,20 @@ Rounds are numbered for a reader as `harness run` and `harness runs show` number
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from designers import Proposal
 from leaderboards.board import Answers, DesignFailures
+from leaderboards.bundles.sealed import RAW_FILES, SealError, run_file_names, sealed_file
 from leaderboards.design_steps import design_failures
 from leaderboards.metrics import METRICS, Metric
-from leaderboards.readers import LoadedRun
+from leaderboards.readers import LoadedRun, RunSet, SkippedRun
 from leaderboards.score_arrays import suite_sums
 from leaderboards.site.changes import ChangesTable, changes_table, projection_rows
-from run_records import RESULT_FILE, ROUND_FILE, RUN_FILE, ResultRecord, RoundResult, safe_name
+from run_records import RESULT_FILE, ResultRecord, RoundResult, safe_name
 
-RAW_FILES = (RUN_FILE, RESULT_FILE)
-ROUND_FILES = (ROUND_FILE, "config.yaml", "curves.jsonl")
 MAX_RAW_BYTES = 32 * 1024 * 1024
 """Raw files above this size are listed but not copied into the site (checkpoints never are)."""
 
@@ -164,24 +162,47 @@ def _pct(rate: float | None) -> float | None:
     return None if rate is None else 100 * rate
 
 
-def copy_raw_files(view: RunView, site: Path) -> None:
-    """Copy the run's small files into `site/files/<run>/`, keeping the run directory's layout."""
-    source = view.run.path
+def sealed_runs(runs: Sequence[LoadedRun]) -> tuple[RunSet, tuple[str, ...]]:
+    """The runs whose `result.json` is sealed (`leaderboards.bundles.sealed`: the record a
+    board shows must be the run's own file, not one a link points to), and a line for each
+    run left out, which also joins the set's skipped runs for the index to list."""
+    kept: list[LoadedRun] = []
+    skipped = list(runs.skipped) if isinstance(runs, RunSet) else []
+    lines: list[str] = []
+    for run in runs:
+        try:
+            sealed_file(run, RESULT_FILE)
+        except SealError as err:
+            line = f"{err}; the run is left out of the site: put back the file the run wrote"
+            skipped.append(SkippedRun(run.path, "unreadable", line))
+            lines.append(line)
+            continue
+        kept.append(run)
+    return RunSet(tuple(kept), tuple(skipped)), tuple(lines)
+
+
+def copy_raw_files(view: RunView, site: Path) -> list[str]:
+    """Copy the run's small files into `site/files/<run>/`, keeping the run directory's layout,
+    each only once sealed (`leaderboards.bundles.sealed`); a line for each file left out for
+    not being sealed, which its page notes too."""
     target = f"files/{view.slug}"
-    names = list(RAW_FILES)
-    for r in view.record.rounds:
-        names.extend(f"round-{r.round:03d}/{name}" for name in ROUND_FILES)
-    for name in names:
-        path = source / name
-        if not path.is_file():
+    withheld = []
+    for name in run_file_names(view.run):
+        try:
+            data = sealed_file(view.run, name)
+        except SealError as err:
+            view.files.append(RawFile(name, None, f"not copied: {err.reason}"))
+            withheld.append(f"{err}; not copied into the site")
+            continue
+        if data is None:
             if name in RAW_FILES:
                 view.files.append(RawFile(name, None, "not in the run directory"))
             continue
-        size = path.stat().st_size
-        if size > MAX_RAW_BYTES:
-            view.files.append(RawFile(name, None, f"not copied ({size / 2**20:.0f} MiB)"))
+        if len(data) > MAX_RAW_BYTES:
+            view.files.append(RawFile(name, None, f"not copied ({len(data) / 2**20:.0f} MiB)"))
             continue
         destination = site / target / name
         destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, destination)
+        destination.write_bytes(data)
         view.files.append(RawFile(name, f"{target}/{name}"))
+    return withheld

@@ -32,7 +32,7 @@ from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
 from harness_cli import app
-from run_records import ResultRecord
+from run_records import ResultRecord, one_line
 from tests.harness import hostile_designer
 
 runner = CliRunner()
@@ -145,9 +145,14 @@ def test_a_round_zero_of_its_own_that_breaks_the_contract_ends_the_run_before_tr
             "designer_options": {"hostile": {"behaviour": "bad_start"}},
         }
     )
-    with pytest.raises(DesignerConformanceError, match=r"initial_config.*samples is 1000000"):
+    with pytest.raises(
+        DesignerConformanceError, match=r"initial_config.*samples is 1000000"
+    ) as refused:
         run(experiment, "hostile", tmp_path / "runs")
     assert not list((tmp_path / "runs").rglob("checkpoint"))  # nothing was trained
+    message = one_line(refused.value)  # what failure.json and the run's line say: the rule too
+    assert message.startswith("designer 'hostile' has 1 conformance problem: initial_config")
+    assert "samples is 1000000" in message
 
 
 def test_compare_flags_a_plugin_whose_proposals_break_the_contract(

@@ -82,7 +82,9 @@ def test_no_score_where_matched_does_not_clearly_beat_random() -> None:
     note = board.controls.note
     assert note is not None
     assert note.startswith("no normalised scores for valid and opt. SOC: matched does not beat "
-                           "random beyond its 95% interval (valid +0.0 to +5.0; ")  # fmt: skip
+                           "random beyond its 95% interval (valid +0.0 to +5.2; ")  # fmt: skip
+    # +5.2 (5.25) is where the interval settles with many resamples; 400 drawn the earlier way
+    # happened to give +5.0
     text = render(board, "markdown")
     assert text.count("no normalised scores for valid") == 1
 
