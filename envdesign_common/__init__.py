@@ -5,7 +5,8 @@ input, names that become paths, and how model text is stored (bounded, with keys
 the package version and git commit; `bounded_input` reads what users write (files, YAML) with
 bounded memory and time; `path_names` says why a user's string cannot name a directory;
 `bounded_text` cuts oversized model text to an excerpt with the whole text's length and
-checksum; `redaction` masks the values of key variables in whatever is written. They sit under
+checksum; `redaction` masks the values of key variables in whatever is written; `writable` says
+why an output cannot be created where it was asked for, before any work. They sit under
 the testbed because the testbed itself reads configs and writes datasets and suites with them,
 and every other package reads and writes the same way.
 """
@@ -46,6 +47,7 @@ from envdesign_common.redaction import (
     key_redactor,
     looks_like_key_variable,
 )
+from envdesign_common.writable import existing_ancestor, write_problem
 
 __all__ = [
     "DISTRIBUTION",
@@ -67,6 +69,7 @@ __all__ = [
     "atomic_writer",
     "bounded",
     "check_yaml",
+    "existing_ancestor",
     "fsync_directory",
     "git_commit",
     "is_temporary",
@@ -79,5 +82,6 @@ __all__ = [
     "provenance",
     "read_stream",
     "read_text",
+    "write_problem",
     "yaml_error_line",
 ]

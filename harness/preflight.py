@@ -13,21 +13,19 @@ nothing: no run directory exists until every check has passed.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
+from envdesign_common import existing_ancestor, write_problem
 from harness.backends.factory import BackendUnavailable, check_backend
 from harness.designer_checks import designer_problems
 from harness.doctor import MachineProbe, Probe, diagnose
 from harness.experiment import ExperimentConfig
 from harness.run_dir import RunDir
 from harness.run_lock import lock_problems
-from harness.storage_errors import existing_ancestor
 
 
 class PreflightFailed(RuntimeError):
@@ -61,7 +59,7 @@ def preflight(
     `concurrent` runs at once share the disk budget's peak.
     """
     # An --out that cannot hold runs at all is one line; its free space would be a second.
-    unusable = not dry_run and _not_writable(root) is not None
+    unusable = not dry_run and output_problem(root) is not None
     backend = [] if dry_run else backend_problems(
         experiment, ray_address, root=root, resume=resume, probe=probe, on_warning=on_warning,
         machine=runs_here, concurrent=concurrent, leave_out=("disk",) if unusable else (),
@@ -121,7 +119,7 @@ def output_problems(experiment: ExperimentConfig, root: Path, *, resume: bool) -
     """`root` must be a writable directory (or creatable); each run directory must be free
     (a fresh start) or hold this experiment's run, readable (a resume), and no other process
     may be writing it."""
-    problem = _not_writable(root)
+    problem = output_problem(root)
     if problem is not None:
         return [problem]
     designers = dict.fromkeys(experiment.designers)
@@ -141,29 +139,8 @@ def _blocked(root: Path, run: Path) -> str | None:
     return f"--out {root}: {existing} is a file where the run directory {run} must go; move it away"
 
 
-def _not_writable(root: Path) -> str | None:
-    """Why run directories cannot be written under `root`, probed without leaving a trace:
-    a file, a virtual filesystem (/proc, /sys: no blocks to store anything), a read-only
-    filesystem, no permission."""
-    existing = existing_ancestor(root)
-    if not existing.is_dir():
-        return f"--out {root}: {existing} is not a directory"
-    try:
-        fs = os.statvfs(existing)
-    except OSError as err:
-        return f"--out {root}: cannot inspect {existing} ({err.strerror}); choose another --out"
-    if fs.f_blocks == 0:
-        return (
-            f"--out {root}: {existing} is on a virtual filesystem that stores no files (like "
-            "/proc or /sys); choose a directory on a disk"
-        )
-    if fs.f_flag & os.ST_RDONLY:
-        return f"--out {root}: {existing} is on a read-only filesystem; choose another --out"
-    if not os.access(existing, os.W_OK | os.X_OK):
-        return f"--out {root}: {existing} is not writable; choose another --out"
-    try:
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as err:
-        return f"--out {root}: cannot write in {existing} ({err.strerror}); choose another --out"
-    return None
+def output_problem(root: Path) -> str | None:
+    """Why outputs cannot be written under `root` (`--out`), probed without leaving a trace
+    (`envdesign_common.write_problem`), as the one line a command refuses with."""
+    problem = write_problem(root)
+    return None if problem is None else f"--out {root}: {problem}; choose another --out"

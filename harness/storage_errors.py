@@ -17,9 +17,10 @@ import errno
 import shutil
 from pathlib import Path
 
+from envdesign_common import existing_ancestor
 from harness.backends.verl.footprint import size
 
-__all__ = ["WRITE_ERRNOS", "StorageError", "existing_ancestor", "free_bytes", "storage_error"]
+__all__ = ["WRITE_ERRNOS", "StorageError", "free_bytes", "storage_error"]
 
 WRITE_ERRNOS: dict[int, str] = {
     errno.ENOSPC: "the disk is full",
@@ -113,15 +114,6 @@ def _line(code: int, path: Path, need: int | None) -> str:
         f"cannot write {path}: {cause}; give this user write access to "
         f"{existing_ancestor(path)} and {RESUME}, or choose another --out"
     )
-
-
-def existing_ancestor(path: Path) -> Path:
-    """`path` or its nearest ancestor that exists: where free space is measured, and what
-    decides whether a path not yet made can be written."""
-    existing = path.absolute()
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    return existing
 
 
 def _blocking_file(path: Path) -> Path | None:

@@ -24,7 +24,7 @@ from run_records.answers import (
     write_answers,
 )
 from run_records.config_diff import first_difference
-from run_records.design_tally import DesignTally, reason_text, tally_design_steps
+from run_records.design_tally import DesignTally, tally_design_steps
 from run_records.headline import SUM_HEADER, SuiteSum, mean_sum, pct, size_mean
 from run_records.machine import (
     PINNED,
@@ -38,6 +38,7 @@ from run_records.machine import (
     pin_cpu_kernels,
     unpin_cpu_kernels,
 )
+from run_records.reasons import reason_text
 from run_records.request_failures import RequestFailures
 from run_records.run_files import (
     CHECKPOINT_DIR,

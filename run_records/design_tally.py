@@ -12,10 +12,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from run_records.reasons import reason_text
 from run_records.schema import ResultRecord
-
-SHOWN_REASONS = 2
-"""Reasons named in a flag; the rest are counted."""
 
 
 @dataclass(frozen=True)
@@ -50,14 +48,3 @@ def tally_design_steps(records: Sequence[ResultRecord]) -> DesignTally | None:
         reasons=dict(counts),
         allowed=all(record.allow_design_failures for record in records),
     )
-
-
-def reason_text(reasons: dict[str, int]) -> str:
-    """`missing credentials`, or `rate limit ×3, timeout ×2 and 1 other reason`."""
-    if len(reasons) == 1:
-        return next(iter(reasons))
-    named = ", ".join(f"{reason} ×{n}" for reason, n in list(reasons.items())[:SHOWN_REASONS])
-    others = len(reasons) - SHOWN_REASONS
-    if others > 0:
-        named += f" and {others} other reason{'s' if others > 1 else ''}"
-    return named

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from run_records.reasons import reason_text
+
 
 class RequestFailures(BaseModel):
     """Failed requests of one zero-shot record: how many of how many, and why."""
@@ -29,8 +31,6 @@ class RequestFailures(BaseModel):
     @property
     def summary(self) -> str:
         """`3/10 requests failed: no complete answer within 5 s`."""
-        from run_records.design_tally import reason_text  # it reads ResultRecord, which reads us
-
         return f"{self.failed}/{self.requests} requests failed: {reason_text(self.reasons)}"
 
     @classmethod

@@ -33,7 +33,7 @@ from harness.policy_eval.policy import PolicySpec, check_ready
 from harness.policy_eval.record import Usage, make_record, write_record
 from harness.policy_eval.selection import load_suites
 from harness.policy_eval.settings import Requests, Sampling
-from harness.preflight import _not_writable
+from harness.preflight import output_problem
 from mapf_env import PROMPT_VERSION, BenchmarkSuite, render_prompt
 from run_records import (
     POLICIES_DIR,
@@ -78,7 +78,7 @@ def evaluate_policy(
     emit = on_event or (lambda event: None)
     loaded = load_suites(suites, limit)
     check_ready(spec)
-    problem = _not_writable(out)
+    problem = output_problem(out)
     if problem is not None:
         raise PolicyEvalError(problem)
     directory = policy_dir(out, spec)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from envdesign_common import git_commit, package_version
+from envdesign_common import git_commit, package_version, write_problem
 from leaderboards.bundles.archive import write_archive
 from leaderboards.bundles.errors import BundleError
 from leaderboards.bundles.manifest import (
@@ -35,7 +35,6 @@ from leaderboards.bundles.manifest import (
 )
 from leaderboards.bundles.sealed import SealError, sealed_run_files
 from leaderboards.readers import LoadedRun, load_runs
-from leaderboards.writable import unwritable
 from run_records import RESULT_FILE
 
 
@@ -128,11 +127,11 @@ def _run_files(run: LoadedRun) -> dict[str, bytes]:
 
 def check_bundle_out(out: Path) -> None:
     """Refuse, in one line naming it, an `out` the bundle could not be written to (a
-    directory, a read-only place: `leaderboards.writable`)."""
+    directory, a read-only place: `envdesign_common.write_problem`)."""
     if out.is_dir():
         raise BundleError(f"--out {out} is a directory; name the bundle file, e.g. --out "
                           f"{out / 'runs.zip'}")  # fmt: skip
-    problem = unwritable(out)
+    problem = write_problem(out)
     if problem is not None:
         raise BundleError(f"cannot write the bundle to {out}: {problem}; pass --out a path in "
                           "a writable directory")  # fmt: skip

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from envdesign_common import write_problem
 from leaderboards.errors import LeaderboardError
 from leaderboards.site.earlier import leftover_name
 from leaderboards.site_manifest import GENERATOR, MANIFEST, is_site
-from leaderboards.writable import unwritable
 
 __all__ = ["GENERATOR", "MANIFEST", "check_out", "is_site", "staged"]
 
@@ -40,7 +40,7 @@ def check_out(out: Path) -> None:
             f"cannot write the site to {out}: cannot create {parent} ({_reason(err)}); "
             "pass another --out"
         ) from None
-    problem = unwritable(out)  # tried: permissions do not tell it for root or a read-only fs
+    problem = write_problem(out)
     if problem is not None:
         raise LeaderboardError(f"cannot write the site to {out}: {problem}; pass another --out")
 

@@ -17,8 +17,8 @@ from harness_cli import app
 runner = CliRunner()
 TINY = ["--designers", "random", "--set", "rounds=1", "--set", "samples_per_round=40",
         "--set", "benchmarks=[validation]", "--set", "best_of=1", "--quiet"]  # fmt: skip
-VIRTUAL = "is on a virtual filesystem that stores no files (like /proc or /sys); choose a " \
-    "directory on a disk"  # fmt: skip
+VIRTUAL = "is on a virtual filesystem that stores no files (like /proc or /sys); choose another " \
+    "--out"  # fmt: skip
 
 
 def refused(out: Path) -> str:
@@ -33,13 +33,16 @@ def refused(out: Path) -> str:
 def test_an_existing_file(tmp_path: Path) -> None:
     (tmp_path / "runs").write_text("notes")
     assert refused(tmp_path / "runs") == (
-        f"error: --out {tmp_path / 'runs'}: {tmp_path / 'runs'} is not a directory"
+        f"error: --out {tmp_path / 'runs'}: {tmp_path / 'runs'} is not a directory; choose "
+        "another --out"
     )
     assert (tmp_path / "runs").read_text() == "notes"
 
 
 def test_dev_null() -> None:
-    assert refused(Path("/dev/null")) == "error: --out /dev/null: /dev/null is not a directory"
+    assert refused(Path("/dev/null")) == (
+        "error: --out /dev/null: /dev/null is not a directory; choose another --out"
+    )
 
 
 @pytest.mark.parametrize(("out", "mount"), [("/proc", "/proc"), ("/proc/runs", "/proc"),

@@ -159,7 +159,7 @@ def test_a_read_only_default_output_is_refused_in_one_line_before_any_work(
     assert process.returncode == 2, output
     assert output.strip().splitlines() == [
         "error: --out runs: /proc is on a virtual filesystem that stores no files (like /proc "
-        "or /sys); choose a directory on a disk"
+        "or /sys); choose another --out"
     ]
 
 

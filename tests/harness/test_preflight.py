@@ -97,7 +97,9 @@ def test_an_output_that_cannot_be_written(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     lines = refused(blocker / "runs", "--designers", "random")
-    assert lines == [f"error: --out {blocker / 'runs'}: {blocker} is not a directory"]
+    assert lines == [
+        f"error: --out {blocker / 'runs'}: {blocker} is not a directory; choose another --out"
+    ]
 
 
 def test_a_taken_run_directory_is_refused_before_any_other_run_starts(tmp_path: Path) -> None:

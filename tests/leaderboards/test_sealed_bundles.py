@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from envdesign_common import write_problem
 from harness_cli import app
 from leaderboards import load_runs, publish_site
 from leaderboards.bundles import (
@@ -314,13 +315,12 @@ def read_only_dir(tmp_path: Path) -> Iterator[Path]:
     [
         (
             ["bundle", "--out", "quick.zip"],
-            "error: cannot write the bundle to quick.zip: {dir} "
-            "is not writable ({why}); pass --out a path in a writable directory",
+            "error: cannot write the bundle to quick.zip: {problem}; pass --out a path in a "
+            "writable directory",
         ),
         (
             ["publish", "--out", "site"],
-            "error: cannot write the site to site: {dir} is not "
-            "writable ({why}); pass another --out",
+            "error: cannot write the site to site: {problem}; pass another --out",
         ),
     ],
     ids=["bundle", "publish"],
@@ -338,8 +338,9 @@ def test_an_unwritable_output_is_refused_in_one_line_before_any_work(
                                env={"COLUMNS": "400"})  # fmt: skip
         assert result.exit_code == 2, result.output
         line = one_line(result.output)
-        why = line.rsplit(" is not writable (", 1)[-1].split(")", 1)[0]
-        assert line == refusal.format(dir=read_only_dir, why=why), line
+        problem = write_problem(read_only_dir / options[-1])
+        assert problem is not None and str(read_only_dir) in problem
+        assert line == refusal.format(problem=problem), line
 
 
 def test_a_bundle_out_that_is_a_directory_is_refused(root: Path, tmp_path: Path) -> None:
