@@ -24,14 +24,16 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from designers.llm.bounded_http import BoundedTransport, bounded_client, within, within_deadline
 from designers.llm.failures import classify
 from envdesign_common import Redactor, key_redactor, looks_like_key_variable
 from mapf_env import strip_think
+
+if TYPE_CHECKING:  # httpx comes with litellm, the [api] extra: imported where a call is made
+    from designers.llm.bounded_http import BoundedTransport
 
 API_EXTRA = 'pip install "envdesign-bench[api]"'
 _SECRET_PATTERNS = (  # each keeps group 1 (a label) and masks what follows it
@@ -235,6 +237,8 @@ def complete(
     except RuntimeError as err:
         result.error, result.failure = str(err), "litellm not installed"
         return result
+    from designers.llm.bounded_http import BoundedTransport, within, within_deadline  # httpx too
+
     if target.api_base:
         _warm(litellm)
     started = time.monotonic()  # after the imports, which may take seconds the first time
@@ -282,6 +286,8 @@ def _attempt(
     client = None
     if target.api_base:
         provider = target.model.split("/", 1)[0]
+        from designers.llm.bounded_http import bounded_client
+
         client = bounded_client(provider, target.api_base, kwargs["api_key"], transport, bound)
         if client is not None:
             kwargs["client"] = client
