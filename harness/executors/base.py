@@ -123,6 +123,8 @@ def _run_locked(
     except RunDirError:
         raise  # the directory is not this run's to write into (another run, a damaged run.json)
     except Exception as err:  # an interrupt (KeyboardInterrupt, SystemExit) is not a failure
+        if (interrupt := interrupt_behind(err)) is not None:
+            raise interrupt from None  # Ctrl-C that broke a library's cleanup on its way out
         refused = storage_error(
             err, run.path, backend_spec(experiment.backend).disk_per_run(experiment)
         )
@@ -135,6 +137,20 @@ def _run_locked(
         observers.close()
     run.clear_failure()
     return record
+
+
+def interrupt_behind(err: BaseException) -> BaseException | None:
+    """The interrupt `err` was raised while handling, if any: Ctrl-C in the middle of
+    `torch.save` makes its zip writer fail as it closes, and that error, not the interrupt,
+    reaches the run -- which was interrupted, not failed."""
+    seen: set[int] = set()
+    cause = err.__context__
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt | SystemExit):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__context__
+    return None
 
 
 class ExecutorUnavailable(RuntimeError):

@@ -97,3 +97,18 @@ def test_an_interrupted_eval_says_how_to_continue(
     flat = " ".join(output.split())
     assert "interrupted by SIGTERM" in flat and "rerun the same command" in flat, output
     assert "harness eval --policy scripted" in flat
+
+
+def test_an_error_raised_while_ctrl_c_was_handled_is_the_interrupt() -> None:
+    """Ctrl-C in the middle of `torch.save` surfaces as its zip writer's RuntimeError; the run
+    was interrupted, so `run_job` raises the interrupt and writes no failure.json."""
+    from harness.executors.base import interrupt_behind
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("[enforce fail at inline_container.cc:672] unexpected pos") from None
+    except RuntimeError as err:
+        assert isinstance(interrupt_behind(err), KeyboardInterrupt)
+    assert interrupt_behind(RuntimeError("a plain failure")) is None
