@@ -24,6 +24,14 @@ def installed_plugin_package(source: Path, target: Path, modules: Iterable[str])
          "--target", str(target), str(source)],
         check=True,
     )  # fmt: skip
+    with plugin_on_path(target, modules):
+        yield target
+
+
+@contextmanager
+def plugin_on_path(target: Path, modules: Iterable[str]) -> Iterator[Path]:
+    """`target` (a folder holding a plug-in's modules and its dist-info) first on sys.path, so
+    the registry finds its entry points; on leaving, both undone and its `modules` forgotten."""
     sys.path.insert(0, str(target))
     registry.refresh()
     try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,6 @@ from designers import (
     DesignContext,
     DesignerConformanceError,
     create_designer,
-    registry,
     run_design_step,
     sample_contexts,
 )
@@ -33,6 +31,7 @@ from harness.loop import run_designer
 from harness.run_dir import RunDir
 from harness_cli import app
 from run_records import ResultRecord, one_line
+from tests.designers.plugins import plugin_on_path
 from tests.harness import hostile_designer
 
 runner = CliRunner()
@@ -52,14 +51,8 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (dist / "entry_points.txt").write_text(hostile_designer.ENTRY_POINTS)
     root = str(Path(__file__).resolve().parents[2])
     monkeypatch.setenv("PYTHONPATH", f"{site}:{root}")
-    sys.path.insert(0, str(site))
-    registry.refresh()
-    try:
+    with plugin_on_path(site, ["hostile_designer"]):
         yield site
-    finally:
-        sys.path.remove(str(site))
-        sys.modules.pop("hostile_designer", None)
-        registry.refresh()
 
 
 def context() -> DesignContext:
