@@ -6,7 +6,8 @@ the package version and git commit; `bounded_input` reads what users write (file
 bounded memory and time; `path_names` says why a user's string cannot name a directory;
 `bounded_text` cuts oversized model text to an excerpt with the whole text's length and
 checksum; `redaction` masks the values of key variables in whatever is written; `writable` says
-why an output cannot be created where it was asked for, before any work. They sit under
+why an output cannot be created where it was asked for, before any work; `yaml_text` writes
+YAML. They sit under
 the testbed because the testbed itself reads configs and writes datasets and suites with them,
 and every other package reads and writes the same way.
 """
@@ -48,6 +49,7 @@ from envdesign_common.redaction import (
     looks_like_key_variable,
 )
 from envdesign_common.writable import existing_ancestor, write_problem
+from envdesign_common.yaml_text import dump_yaml
 
 __all__ = [
     "DISTRIBUTION",
@@ -69,6 +71,7 @@ __all__ = [
     "atomic_writer",
     "bounded",
     "check_yaml",
+    "dump_yaml",
     "existing_ancestor",
     "fsync_directory",
     "git_commit",

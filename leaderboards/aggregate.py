@@ -6,20 +6,15 @@ Detail cuts (a size, a wait subset, a hole ratio) are the mean over the cut's si
 per-size rate. Every cell holds the valid, makespan-optimal and SOC-optimal rate
 (`leaderboards.metrics`); an optimal rate the suite version cannot give is None (the overall
 column too, when any suite lacks it). Intervals and deltas follow `leaderboards.bootstrap`.
-After the rows, `leaderboards.board_statistics` adds rliable's aggregates, the validation
-curves, the controls and the detectable difference, reusing the rows' resampled Sums.
+Each ranked designer's row, detail cells, rliable rows and curves are its part
+(`leaderboards.designer_parts`, one process per CPU when many); `leaderboards.board_statistics`
+then adds what combines designers (the controls, the detectable difference) and the board is
+assembled in the rows' order.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from statistics import mean
-
-import numpy as np
-from numpy.typing import NDArray
 
 from envdesign_common import git_commit, package_version
 from leaderboards.board import (
@@ -29,9 +24,6 @@ from leaderboards.board import (
     Cut,
     DesignerRow,
     DesignFailures,
-    DetailRow,
-    Estimate,
-    RateCell,
     RunRef,
     SuiteInfo,
     UnrankedRow,
@@ -42,18 +34,15 @@ from leaderboards.bootstrap import (
     CONFIDENCE,
     METHOD,
     RESAMPLES,
-    Floats,
-    binary_replicates,
-    rng_for,
 )
 from leaderboards.compat import check_compatible, shared_experiment
 from leaderboards.costs import cost_row
-from leaderboards.deltas import baseline_deltas
 from leaderboards.design_steps import design_failures, unranked_note
+from leaderboards.designer_parts import Flags, designer_parts
 from leaderboards.errors import LeaderboardError
 from leaderboards.failures import failure_rows
-from leaderboards.groups import Group, estimate, is_ranked, make_groups, overall_reps
-from leaderboards.metrics import METRICS, Metric, available, unavailable_note
+from leaderboards.groups import Group, is_ranked, make_groups
+from leaderboards.metrics import METRICS, available, unavailable_note
 from leaderboards.readers import LoadedRun
 from leaderboards.reference import load_reference
 from leaderboards.score_arrays import CUTS
@@ -88,9 +77,11 @@ def build_board(
     suites = list(runs[0].record.suites)
     base = next((g for g in ranked if g.designer == baseline), None)
     note = _baseline_note(baseline, base, groups, flags, strict_baseline)
-    rows = _ranked_rows(ranked, base, flags, suites, resamples)
-    order = {(r.kind, r.designer): i for i, r in enumerate(rows)}
-    in_rows = sorted(ranked, key=lambda g: order[g.runs[0].record.kind, g.designer])
+    parts = dict(zip(map(id, ranked), designer_parts(ranked, base, flags, suites, resamples,
+                                                     details), strict=True))  # fmt: skip
+    in_rows = sorted(ranked, key=lambda g: _rank(parts[id(g)].row))
+    mine = [parts[id(g)] for g in in_rows]
+    statistics = board_statistics(in_rows, [p.statistics for p in mine], suites, resamples)
     return Board(
         package_version=package_version(),
         git_commit=git_commit(),
@@ -103,161 +94,25 @@ def build_board(
             resamples=resamples, confidence=CONFIDENCE, rng_seed=BOOTSTRAP_SEED, method=METHOD
         ),
         runs=tuple(_run_ref(run) for g in groups for run in g.runs),
-        rows=tuple(rows),
+        rows=tuple(p.row for p in mine),
         unranked=tuple(unranked),
         detail_cuts=tuple(c for c in CUTS if c in details),
-        details=all_details(ranked, suites, details),
+        details=tuple(d for g in ranked for d in parts[id(g)].details),
         failures=tuple(f for g in ranked for f in failure_rows(g.designer, g.runs, suites)),
         costs=tuple(cost_row(g.designer, [r.record for r in g.runs]) for g in groups),
         reference=load_reference() if reference else None,
-        **board_statistics(in_rows, base, suites, resamples),
+        **statistics,
     )
 
 
-Flags = dict[tuple[str, str], DesignFailures | None]
-
-
-def _ranked_rows(
-    groups: list[Group],
-    base: Group | None,
-    flags: Flags,
-    suites: list[str],
-    resamples: int,
-) -> list[DesignerRow]:
-    """The ranked designers' rows with their deltas, best overall valid rate first."""
-    rows = []
-    plain = [_row(g, suites) for g in groups]  # every group's means before any delta
-    for g, row in zip(groups, plain, strict=True):
-        update: dict[str, object] = {"design_failures": flags[g.kind, g.designer]}
-        if base is not None and g is not base and g.kind == base.kind:
-            update["delta"], update["delta_overall"] = baseline_deltas(g, base, suites, resamples)
-        rows.append(row.model_copy(update=update))
-    return sorted(rows, key=lambda r: (r.kind, -r.overall.valid.mean, r.designer))
+def _rank(row: DesignerRow) -> tuple[str, float, str]:
+    """Rows by kind, then best overall valid rate first."""
+    return (row.kind, -row.overall.valid.mean, row.designer)
 
 
 def _unranked(g: Group, flag: DesignFailures) -> UnrankedRow:
     return UnrankedRow(designer=g.designer, kind=g.runs[0].record.kind, seeds=g.seeds,
                        design_failures=flag, note=unranked_note(g.designer, flag))  # fmt: skip
-
-
-def _row(g: Group, suites: list[str]) -> DesignerRow:
-    """Per suite Sum and the overall mean; stores the resampled Sums on `g` for the deltas."""
-    cells = {}
-    for suite in suites:
-        cell: dict[str, Estimate | None] = {}
-        for metric in METRICS:
-            if not g.has(suite, metric):
-                cell[metric] = None
-                continue
-            g.means[suite, metric] = mean(a.sum_of(metric) for a in g.arrays[suite])
-            reps = _reps(g, suite, metric, None, "") if len(g.runs) > 1 else None
-            if reps is not None:
-                g.reps[suite, metric] = reps
-            cell[metric] = estimate(g.means[suite, metric], reps, len(g.runs))
-        cells[suite] = RateCell.model_validate(cell)
-    overall: dict[str, Estimate | None] = {
-        m: estimate(
-            mean(g.means[s, m] for s in suites),
-            overall_reps(g.reps, suites, m),
-            len(g.runs),
-        )
-        if all(g.has(s, m) for s in suites)
-        else None
-        for m in METRICS
-    }
-    first = g.runs[0].record
-    return DesignerRow(
-        designer=g.designer,
-        kind=first.kind,
-        backend=first.backend,
-        policy=str(first.experiment.get("policy", "?")),
-        seeds=g.seeds,
-        suites=cells,
-        overall=RateCell.model_validate(overall),
-        package_versions=tuple(sorted({r.record.package_version for r in g.runs})),
-        git_commits=tuple(sorted({r.record.git_commit for r in g.runs})),
-    )
-
-
-def _reps(g: Group, suite: str, metric: Metric, cut: Cut | None, key: str) -> Floats:
-    ones, sizes = _counts(g, suite, metric, cut, key)
-    rng = rng_for("instances", g.kind, g.designer, suite, cut or "all", key, metric)
-    return binary_replicates(ones, sizes, g.draws, rng)
-
-
-def _counts(
-    g: Group, suite: str, metric: Metric, cut: Cut | None, key: str
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(runs, sizes) ones of the cut's instances per run and size, and the instances per size
-    (the same in every run: one benchmark)."""
-    arrays = g.arrays[suite]
-    if all(a.size is arrays[0].size for a in arrays):  # one shared layout: all runs at once
-        plan = arrays[0].plan(cut, key)
-        return plan.ones(np.stack([a.values(metric) for a in arrays])), plan.sizes
-    found = [a.counts(metric, cut, key) for a in arrays]
-    return np.stack([ones for ones, _ in found]), found[0][1]
-
-
-PARALLEL_DETAILS = 4
-"""Designers from which detail cells are resampled by one process per CPU."""
-
-_FORKED: list[tuple[list[Group], list[str], Sequence[Cut]]] = []
-"""What forked detail workers read (inherited, not sent: a group holds its runs' records)."""
-
-
-def all_details(
-    groups: list[Group], suites: list[str], cuts: Sequence[Cut]
-) -> tuple[DetailRow, ...]:
-    """Every ranked group's detail rows, in order. They are most of a board's bootstrap cells,
-    and independent of each other (each cell seeds its own generator), so with many designers
-    each CPU resamples some of them; the rows are the same as resampled here."""
-    workers = min(os.cpu_count() or 1, len(groups) // PARALLEL_DETAILS)
-    if not cuts or workers < 2 or "fork" not in mp.get_all_start_methods():
-        return tuple(d for g in groups for d in _details(g, suites, cuts))
-    _FORKED[:] = [(groups, suites, cuts)]
-    try:
-        with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
-            found = list(pool.map(_forked_details, range(len(groups))))
-    finally:
-        _FORKED.clear()
-    return tuple(d for rows in found for d in rows)
-
-
-def _forked_details(index: int) -> list[DetailRow]:
-    groups, suites, cuts = _FORKED[0]
-    return _details(groups[index], suites, cuts)
-
-
-def _details(g: Group, suites: list[str], cuts: Sequence[Cut]) -> list[DetailRow]:
-    chosen = [c for c in CUTS if c in cuts]
-    return [
-        _detail(g, suite, cut, key)
-        for suite in suites
-        for cut in chosen
-        for key in g.arrays[suite][0].keys(cut)
-    ]
-
-
-def _detail(g: Group, suite: str, cut: Cut, key: str) -> DetailRow:
-    """One cut's cell: per seed the mean over the cut's sizes, then over seeds."""
-    cell: dict[str, Estimate | None] = {}
-    for metric in METRICS:
-        if not g.has(suite, metric):
-            cell[metric] = None
-            continue
-        ones, sizes = _counts(g, suite, metric, cut, key)
-        per_run = (ones / sizes).mean(axis=1)  # each run's mean over the cut's sizes
-        reps = _reps(g, suite, metric, cut, key) if len(g.runs) > 1 else None
-        cell[metric] = estimate(mean(per_run.tolist()), reps, len(g.runs))
-    first = g.arrays[suite][0]
-    return DetailRow(
-        designer=g.designer,
-        suite=suite,
-        cut=cut,
-        key=key,
-        instances=int(first.mask(cut, key).sum()),
-        rates=RateCell.model_validate(cell),
-    )
 
 
 def _baseline_note(

@@ -1,49 +1,60 @@
-"""The board's statistics beyond the Sum cells, from its ranked groups (in the rows' order).
+"""The board's statistics beyond the Sum cells.
 
-rliable's aggregates, profiles and P(improvement) (`leaderboards.task_scores`), validation curves
-per round (`leaderboards.curves`), the controls (`leaderboards.controls`) and the detectable
-difference (`leaderboards.power`). They run after the rows, whose means and resampled Sums
-(`Group.means`, `Group.reps`) and paired deltas (`Group.paired`) they reuse.
+Per ranked designer (`designer_statistics`, computed with the rest of its part:
+`leaderboards.designer_parts`): rliable's aggregates, its profile and P(improvement) over the
+baseline (`leaderboards.task_scores`), and its validation curves per round
+(`leaderboards.curves`). Across designers (`board_statistics`): the controls
+(`leaderboards.controls`) and the detectable difference (`leaderboards.power`), which reuse the
+rows' means, resampled Sums and paired deltas (`Group.means`, `.reps`, `.paired`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from leaderboards.board import Aggregate, Improvement, Profile, RoundCurve
 from leaderboards.controls import board_controls
 from leaderboards.curves import round_curves
 from leaderboards.groups import Group
 from leaderboards.power import board_power
-from leaderboards.task_scores import (
-    TaskScores,
-    aggregates,
-    improvements,
-    profiles,
-    task_scores,
-)
+from leaderboards.task_scores import TaskScores, aggregates, improvements, profiles
 
 
-def _against(
-    scores: list[TaskScores], base: TaskScores | None
-) -> list[tuple[TaskScores, TaskScores]]:
-    """(row, baseline) for every other row of the baseline's kind."""
-    if base is None:
-        return []
-    return [(s, base) for s in scores if s is not base and s.kind == base.kind]
+@dataclass(frozen=True)
+class DesignerStatistics:
+    """One ranked designer's rows of the board's statistics."""
+
+    aggregates: list[Aggregate]
+    profiles: list[Profile]
+    improvements: list[Improvement]
+    """Against the baseline; none for the baseline itself or a row of another kind."""
+    curves: list[RoundCurve]
+
+
+def designer_statistics(
+    g: Group, scores: TaskScores, base_scores: TaskScores | None
+) -> DesignerStatistics:
+    """`g`'s statistics from its task scores (and the baseline's, to compare it with)."""
+    return DesignerStatistics(
+        aggregates=aggregates(scores),
+        profiles=profiles(scores),
+        improvements=improvements(scores, base_scores) if base_scores is not None else [],
+        curves=round_curves(g),
+    )
 
 
 def board_statistics(
-    groups: list[Group], base: Group | None, suites: list[str], resamples: int
+    groups: list[Group], each: Sequence[DesignerStatistics], suites: list[str], resamples: int
 ) -> dict[str, Any]:
-    """`Board`'s aggregates, improvements, profiles, curves, controls and power fields."""
-    scores = [task_scores(g, suites, resamples) for g in groups]
-    by_group = {id(g): s for g, s in zip(groups, scores, strict=True)}
-    mine = by_group[id(base)] if base is not None else None
+    """`Board`'s aggregates, improvements, profiles, curves (`each`: the ranked `groups`'
+    statistics, in the rows' order), controls and power fields."""
     return {
-        "aggregates": tuple(a for s in scores for a in aggregates(s)),
-        "improvements": tuple(i for s, b in _against(scores, mine) for i in improvements(s, b)),
-        "profiles": tuple(p for s in scores for p in profiles(s)),
-        "curves": tuple(c for g in groups for c in round_curves(g)),
+        "aggregates": tuple(a for s in each for a in s.aggregates),
+        "improvements": tuple(i for s in each for i in s.improvements),
+        "profiles": tuple(p for s in each for p in s.profiles),
+        "curves": tuple(c for s in each for c in s.curves),
         "controls": board_controls(groups, suites, resamples),
         "power": board_power(groups, suites),
     }

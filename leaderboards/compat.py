@@ -18,14 +18,13 @@ recorded have none: they pool with each other, with a note, but not with records
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
-from operator import attrgetter
 from typing import Any
 
 from leaderboards.errors import LeaderboardError
+from leaderboards.layouts import suite_layout
 from leaderboards.readers import LoadedRun
-from run_records import MachineRecord, SuiteResult, first_difference
+from run_records import MachineRecord, first_difference
 
 FREE_FIELDS = (
     "name",
@@ -84,7 +83,7 @@ def machine_notes(runs: Sequence[LoadedRun], *, pool_machines: bool = False) -> 
         notes.append(
             f"{len(unknown)} of {len(trained)} trained runs carry no machine record (written "
             f"before precision and CPU were recorded, or by a backend that does not say): "
-            f"{', '.join(unknown)}"
+            f"{_some(unknown)}"
         )
     if pool_machines:
         setups = {_setup(run.record.machine) for run in trained}
@@ -93,21 +92,10 @@ def machine_notes(runs: Sequence[LoadedRun], *, pool_machines: bool = False) -> 
     return notes
 
 
-def benchmark_fingerprint(result: SuiteResult) -> str:
-    """A checksum of the suite's instance layout (ids, sizes, subsets, hole ratios)."""
-    rows = sorted(result.verdicts, key=attrgetter("id"))
-    layout = tuple(tuple(map(attrgetter(field), rows)) for field in LAYOUT_FIELDS)
-    found = _FINGERPRINTS.get(layout)
-    if found is None:
-        lines = (f"{i}|{size}|{subset}|{hole!r}\n"
-                 for i, size, subset, hole in zip(*layout, strict=True))  # fmt: skip
-        found = _FINGERPRINTS[layout] = hashlib.sha256("".join(lines).encode()).hexdigest()
-    return found
-
-
-LAYOUT_FIELDS = ("id", "size", "subset", "hole_ratio")
-_FINGERPRINTS: dict[tuple[tuple[object, ...], ...], str] = {}
-"""Fingerprints by layout: the runs of one board share theirs, so each is written out once."""
+def _some(names: list[str], shown: int = 3) -> str:
+    """The first few `names`, and how many more: a root of a thousand runs stays one line."""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 def _no_duplicates(runs: Sequence[LoadedRun]) -> None:
@@ -137,7 +125,7 @@ def _same_benchmark(a: LoadedRun, b: LoadedRun, suite: str) -> None:
         detail = f"manifest checksum {x.content_sha256[:12]} vs {y.content_sha256[:12]}"
     elif (x.suite_version or 1) != (y.suite_version or 1):  # unversioned records are version 1's
         detail = f"suite version {x.suite_version or 1} vs {y.suite_version or 1}"
-    elif benchmark_fingerprint(x) != benchmark_fingerprint(y):
+    elif suite_layout(x).fingerprint != suite_layout(y).fingerprint:
         detail = f"{len(x.verdicts)} vs {len(y.verdicts)} instances, or other instance ids"
     else:
         return

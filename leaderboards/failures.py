@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from operator import attrgetter
 
 from leaderboards.board import FailureRow
 from leaderboards.readers import LoadedRun
@@ -17,12 +19,11 @@ def failure_rows(
     for suite in suites:
         verdicts = [v for run in runs for v in run.record.suites[suite].verdicts]
         answers = len(verdicts)
-        counts = dict.fromkeys(FAILURE_TYPES, 0)
-        for v in verdicts:
-            if v.failure is not None:
-                counts[v.failure] = counts.get(v.failure, 0) + 1
+        failed = Counter(map(attrgetter("failure"), verdicts))
+        failed.pop(None, None)
+        counts = dict.fromkeys(FAILURE_TYPES, 0) | failed
         share = {k: round(100 * c / answers, 4) if answers else 0.0 for k, c in counts.items()}
-        valid = sum(v.valid for v in verdicts)
+        valid = sum(map(attrgetter("valid"), verdicts))
         rows.append(
             FailureRow(
                 designer=designer,

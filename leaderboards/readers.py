@@ -14,9 +14,11 @@ resume and `harness runs` use too.
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Literal, cast, overload
 
@@ -129,8 +131,7 @@ OnProgress = Callable[[int, int], None]
 PARALLEL_FROM = 16
 """Runs from which reading is spread over processes (fewer read faster in this one)."""
 CHUNK = 8
-"""Runs a reading process returns at once: their verdicts shared within the chunk are sent
-once (pickle keeps one copy of an object met twice)."""
+"""Runs a reading process is given at once."""
 
 
 def load_runs(
@@ -145,12 +146,12 @@ def load_runs(
     found = discover(paths)
     runs: list[LoadedRun] = []
     skipped: list[SkippedRun] = []
-    shared: VerdictPool = {}
+    unpack = _Unpacker()
     for done, loaded in enumerate(_read_all(found), 1):
         if isinstance(loaded, SkippedRun):
             skipped.append(loaded)
         else:
-            runs.append(LoadedRun(loaded.path, share_verdicts(loaded.record, shared)))
+            runs.append(unpack(loaded))
         if on_progress is not None:
             on_progress(done, len(found))
     if strict and skipped:
@@ -159,37 +160,113 @@ def load_runs(
     return RunSet(tuple(runs), tuple(skipped))
 
 
-def _read_all(found: list[Path]) -> Iterator[LoadedRun | SkippedRun]:
+def _read_all(found: list[Path]) -> Iterator[PackedRun | SkippedRun]:
     """Each run of `found` read (or skipped), in order; by a pool of processes when many."""
     workers = min(os.cpu_count() or 1, len(found) // PARALLEL_FROM)
     if workers < 2:
-        yield from map(_read_one, found)
+        packer = _Packer()
+        yield from (_read_one(path, packer) for path in found)
         return
-    with ProcessPoolExecutor(workers) as pool:
-        yield from pool.map(_read_one, found, chunksize=CHUNK)
+    with ProcessPoolExecutor(workers, initializer=_start_reading) as pool:
+        yield from pool.map(_read_in_worker, found, chunksize=CHUNK)
 
 
-_WORKER_POOL: VerdictPool = {}
-"""A reading process's shared verdicts, so that a chunk it returns holds each one once."""
+Fields = tuple[object, ...]
+"""An `InstanceVerdict`'s field values, in field order."""
+VERDICT_FIELDS = tuple(InstanceVerdict.model_fields)
 
 
-def _read_one(path: Path) -> LoadedRun | SkippedRun:
+@dataclass(frozen=True)
+class PackedRun:
+    """A finished run as a reading process sends it: its record without verdicts, each suite's
+    verdicts as positions in the process's table of distinct verdicts, and the table's rows
+    this process had not sent before.
+
+    Runs of one benchmark judge the same instances and most instances get one of a few
+    verdicts, so a root of many runs holds far fewer distinct verdicts than verdicts: each is
+    sent (and made into an object) once, not once per run."""
+
+    path: Path
+    record: ResultRecord
+    positions: dict[str, array[int]]
+    reader: int
+    """The process that read it: positions index that process's table."""
+    new_rows: tuple[Fields, ...]
+    """Rows appended to the reader's table by this run, in order."""
+
+
+class _Packer:
+    """A reading process's table of distinct verdicts (field values -> position)."""
+
+    def __init__(self, reader: int = 0) -> None:
+        self.reader, self.table = reader, dict[Fields, int]()
+
+    def __call__(self, loaded: LoadedRun) -> PackedRun:
+        start, positions = len(self.table), {}
+        for name, suite in loaded.record.suites.items():
+            at = (self.table.setdefault(tuple(v.__dict__.values()), len(self.table))
+                  for v in suite.verdicts)  # fmt: skip
+            positions[name] = array("I", at)
+        new_rows = tuple(islice(self.table, start, None))
+        empty = {n: s.model_copy(update={"verdicts": ()}) for n, s in loaded.record.suites.items()}
+        record = loaded.record.model_copy(update={"suites": empty})
+        return PackedRun(loaded.path, record, positions, self.reader, new_rows)
+
+
+class _Unpacker:
+    """The reading side's tables, one per reading process, of verdicts shared by every run.
+
+    A process's runs arrive in the order it read them (its chunks are handed out and
+    returned in order), so its table grows here as it grew there."""
+
+    def __init__(self) -> None:
+        self.tables: dict[int, list[InstanceVerdict]] = {}
+        self.shared: dict[Fields, InstanceVerdict] = {}
+
+    def __call__(self, packed: PackedRun) -> LoadedRun:
+        table = self.tables.setdefault(packed.reader, [])
+        for row in packed.new_rows:
+            verdict = self.shared.get(row)
+            if verdict is None:
+                verdict = self.shared[row] = InstanceVerdict.model_validate(
+                    dict(zip(VERDICT_FIELDS, row, strict=True))
+                )
+            table.append(verdict)
+        suites = {
+            name: suite.model_copy(
+                update={"verdicts": tuple(map(table.__getitem__, packed.positions[name]))}
+            )
+            for name, suite in packed.record.suites.items()
+        }
+        return LoadedRun(packed.path, packed.record.model_copy(update={"suites": suites}))
+
+
+_WORKER: list[_Packer] = []
+"""A reading process's packer (set when the process starts)."""
+
+
+def _start_reading() -> None:
+    _WORKER[:] = [_Packer(os.getpid())]
+
+
+def _read_in_worker(path: Path) -> PackedRun | SkippedRun:
+    return _read_one(path, _WORKER[0])
+
+
+def _read_one(path: Path, packer: _Packer) -> PackedRun | SkippedRun:
     try:
-        loaded = load_run(path)
+        return packer(load_run(path))
     except SkipError as err:
         return err.skipped
-    return LoadedRun(loaded.path, share_verdicts(loaded.record, _WORKER_POOL))
 
 
 VerdictPool = dict[tuple[object, ...], InstanceVerdict]
 
 
 def share_verdicts(record: ResultRecord, pool: VerdictPool) -> ResultRecord:
-    """`record` with each verdict replaced by an equal one already in `pool` (or added to it).
-
-    Runs of one benchmark judge the same instances, and most instances get one of a few
-    verdicts, so a root of many runs holds far fewer distinct verdicts than verdicts: sharing
-    the (frozen) objects keeps a board's memory from growing with runs x instances."""
+    """`record` with each verdict replaced by an equal one already in `pool` (or added to it):
+    sharing the (frozen) objects keeps the memory of many runs of one benchmark from growing
+    with runs x instances (see `PackedRun`)."""
     suites = {}
     for name, suite in record.suites.items():
         shared = tuple(pool.setdefault(tuple(v.__dict__.values()), v) for v in suite.verdicts)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import functools
+import weakref
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -10,8 +10,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from leaderboards.board import Answers, Cut
-from leaderboards.bootstrap import Floats, stratified_mean
+from leaderboards.bootstrap import Floats
 from leaderboards.errors import LeaderboardError
+from leaderboards.layouts import sorted_verdicts, suite_layout
 from leaderboards.metrics import METRICS, Metric, available
 from run_records import InstanceVerdict, SuiteResult
 
@@ -26,11 +27,6 @@ FLAGS: dict[Answers, dict[Metric, str]] = {
 """The verdict field each rate reads, per kind of answer."""
 
 
-@functools.lru_cache(maxsize=256)
-def hole_key(hole_ratio: float) -> str:
-    return f"{hole_ratio:g}"
-
-
 def suite_metrics(result: SuiteResult) -> tuple[Metric, ...]:
     """The rates `result` can give: validity, and each optimum its suite version carries."""
     optima = [o.value for o in result.optima]
@@ -41,8 +37,11 @@ def missing_flags(result: SuiteResult) -> str | None:
     """The first verdict flag a rate of `result` needs but its verdicts lack, or None."""
     needed = [(answers, metric, fields[metric]) for metric in suite_metrics(result)
               for answers, fields in FLAGS.items()]  # fmt: skip
-    lacking = {f for v in result.verdicts for _, _, f in needed if v.__dict__[f] is None}
-    return next((f"{answers} {metric}" for answers, metric, f in needed if f in lacking), None)
+    return next(
+        (f"{answers} {metric}" for answers, metric, f in needed
+         if None in map(attrgetter(f), result.verdicts)),
+        None,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,14 +60,25 @@ class SuiteArrays:
 
     @classmethod
     def from_result(cls, result: SuiteResult, answers: Answers) -> SuiteArrays:
-        rows = sorted(result.verdicts, key=attrgetter("id"))
+        """`result`'s arrays, made once per result object and kind of answer: a board makes
+        them for its groups and a site again for each run's page."""
+        key = (id(result), answers)
+        found = _ARRAYS.get(key)
+        if found is None:
+            found = _ARRAYS[key] = cls._made(result, answers)
+            weakref.finalize(result, _ARRAYS.pop, key, None)  # before the id is reused
+        return found
+
+    @classmethod
+    def _made(cls, result: SuiteResult, answers: Answers) -> SuiteArrays:
+        rows = sorted_verdicts(result)
         fields = FLAGS[answers]
-        ids, size, subset, hole = _layout(rows)
+        layout = suite_layout(result)
         return cls(
-            ids=ids,
-            size=size,
-            subset=subset,
-            hole=hole,
+            ids=layout.ids,
+            size=layout.size,
+            subset=layout.subset,
+            hole=layout.hole,
             rates={m: _flags(result, rows, fields[m]) for m in suite_metrics(result)},
         )
 
@@ -128,8 +138,10 @@ class SuiteArrays:
         return self.strata(self.values(metric), self.mask(None))
 
     def sum_of(self, metric: Metric) -> float:
-        """One run's Sum (0-1): the mean over map sizes of the per-size rate."""
-        return stratified_mean(self.size_strata(metric))
+        """One run's Sum (0-1): the mean over map sizes of the per-size rate (the
+        `stratified_mean` of `size_strata`, from counts)."""
+        ones, sizes = self.counts(metric, None)
+        return float(np.mean(ones / sizes))
 
 
 @dataclass(frozen=True)
@@ -146,6 +158,7 @@ class CutPlan:
         return np.rint(values[:, self.positions] @ self.columns).astype(np.int64)
 
 
+_ARRAYS: dict[tuple[int, Answers], SuiteArrays] = {}
 _PLANS: dict[tuple[int, Cut | None, str], tuple[NDArray[np.int64], CutPlan]] = {}
 
 
@@ -153,23 +166,6 @@ def suite_sums(result: SuiteResult, answers: Answers) -> dict[Metric, float | No
     """One run's Sum (0-1) of every rate on `result`; None for a rate it cannot give."""
     arrays = SuiteArrays.from_result(result, answers)
     return {m: arrays.sum_of(m) if arrays.has(m) else None for m in METRICS}
-
-
-Layout = tuple[tuple[str, ...], NDArray[np.int64], NDArray[np.str_], NDArray[np.str_]]
-_LAYOUTS: dict[tuple[object, ...], Layout] = {}
-
-
-def _layout(rows: list[InstanceVerdict]) -> Layout:
-    """The sorted verdicts' ids, sizes, subsets and hole ratios, as arrays shared by every run
-    of the same benchmark (they never change; a board of many runs would hold each run's copy)."""
-    ids = tuple(v.id for v in rows)
-    size = np.array([v.size for v in rows], dtype=np.int64)
-    subset = np.array([v.subset for v in rows], dtype=np.str_)
-    hole = np.array([hole_key(v.hole_ratio) for v in rows], dtype=np.str_)
-    for shared in (size, subset, hole):
-        shared.flags.writeable = False
-    key = (ids, size.tobytes(), subset.tobytes(), hole.tobytes())
-    return _LAYOUTS.setdefault(key, (ids, size, subset, hole))
 
 
 def _flags(result: SuiteResult, rows: list[InstanceVerdict], field: str) -> Floats:

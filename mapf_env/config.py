@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path as FsPath
 from typing import Annotated, Any
 
-import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from envdesign_common.bounded_input import InputError, load_yaml, read_text
+from envdesign_common.yaml_text import dump_yaml
 from mapf_env.field_errors import bounded_repr, error_message, field_error_lines
 from mapf_env.instance import SIZES, Objective, size_name
 
@@ -106,7 +106,7 @@ class EnvConfig(SharedFields):
         return cls(sizes=dict.fromkeys(SIZES, size), **shared)
 
     def to_yaml(self) -> str:
-        return yaml.safe_dump(_to_plain(self), sort_keys=False)
+        return dump_yaml(_to_plain(self))
 
     @classmethod
     def from_yaml(cls, text: str, origin: str = "EnvConfig") -> EnvConfig:

@@ -87,20 +87,26 @@ class EvalReport(BaseModel):
     @classmethod
     def from_verdicts(cls, scored: Iterable[tuple[int, Verdict]]) -> EvalReport:
         """Fold (map size, verdict) pairs into a report."""
+        return cls.from_counted((size, verdict, 1) for size, verdict in scored)
+
+    @classmethod
+    def from_counted(cls, counted: Iterable[tuple[int, Verdict, int]]) -> EvalReport:
+        """Fold (map size, verdict, how many answers had it) into a report: a reader that
+        re-folds thousands of stored verdicts meets few distinct ones, so it counts them first."""
         counts: dict[int, list[int | None]] = {}
         failures = dict.fromkeys(FAILURE_TYPES, 0)
         per_size_failures: dict[int, dict[str, int]] = {}
-        for size, verdict in scored:
+        for size, verdict, times in counted:
             row = counts.setdefault(size, [0, 0, 0, 0, 0])
-            row[0] = _add(row[0], 1)
-            row[1] = _add(row[1], verdict.valid)
-            row[2] = _add(row[2], bool(verdict.optimal))
-            row[3] = _add(row[3], verdict.optimal_soc)
-            row[4] = _add(row[4], verdict.optimal_makespan)
+            row[0] = _add(row[0], 1, times)
+            row[1] = _add(row[1], verdict.valid, times)
+            row[2] = _add(row[2], bool(verdict.optimal), times)
+            row[3] = _add(row[3], verdict.optimal_soc, times)
+            row[4] = _add(row[4], verdict.optimal_makespan, times)
             if verdict.failure is not None:
-                failures[verdict.failure.value] += 1
+                failures[verdict.failure.value] += times
                 by_type = per_size_failures.setdefault(size, dict.fromkeys(FAILURE_TYPES, 0))
-                by_type[verdict.failure.value] += 1
+                by_type[verdict.failure.value] += times
         per_size = {
             s: RateCounts(n=c[0] or 0, valid=c[1] or 0, optimal=c[2] or 0,
                           optimal_soc=c[3], optimal_makespan=c[4])
@@ -122,6 +128,7 @@ class EvalReport(BaseModel):
         )
 
 
-def _add(count: int | None, value: bool | int | None) -> int | None:
-    """A running count that turns unknown for good once one part is unknown."""
-    return None if count is None or value is None else count + int(value)
+def _add(count: int | None, value: bool | int | None, times: int) -> int | None:
+    """A running count (`times` answers of `value` more) that turns unknown for good once one
+    part is unknown."""
+    return None if count is None or value is None else count + int(value) * times

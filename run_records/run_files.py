@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import from_json
 
 from envdesign_common import is_temporary
 from run_records.schema import RESULT_SCHEMA_VERSION, FailureRecord, ResultRecord, RoundResult
@@ -272,8 +273,15 @@ def _read_json(path: Path, todo: str) -> Any:
 
 
 def _parse_json(path: Path, raw: bytes, todo: str) -> Any:
+    """The JSON value of `raw`. pydantic's parser reads a large result record in half the
+    time; what it refuses goes through the standard library's, whose message names the
+    problem (and which alone reads a lone surrogate escape)."""
     if not raw.strip():
         raise RunFileError(path, "is empty (damaged)", todo)
+    try:
+        return from_json(raw)
+    except ValueError:
+        pass
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as err:

@@ -12,6 +12,7 @@ Best-of failure counts cannot be checked: a verdict keeps only the greedy answer
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Iterator, Mapping
 
 from mapf_env import EvalReport, FailureType, Verdict
@@ -33,19 +34,20 @@ _OPTIMAL_FLAGS = {
 
 def verdict_reports(verdicts: tuple[InstanceVerdict, ...]) -> dict[str, EvalReport]:
     """The greedy and best-of reports the verdicts fold into (best-of without failures)."""
-    return {
-        "greedy": EvalReport.from_verdicts((v.size, _greedy(v)) for v in verdicts),
-        "best_of": EvalReport.from_verdicts((v.size, _best_of(v)) for v in verdicts),
-    }
+    return _reports(_distinct(verdicts))
 
 
 def tally_problem(result: SuiteResult) -> str | None:
     """The first count of `result` its own verdicts contradict, as a phrase naming the size and
-    field (`size 5 greedy valid is 7 but its per-instance verdicts give 6`); None when all agree."""
-    problem = next(_verdict_problems(result.verdicts), None)
+    field (`size 5 greedy valid is 7 but its per-instance verdicts give 6`); None when all agree.
+
+    A suite holds thousands of verdicts but few distinct outcomes, so each distinct one is
+    checked and folded once, with how often it occurs."""
+    distinct = _distinct(result.verdicts)
+    problem = next(_verdict_problems(result.verdicts, distinct), None)
     if problem is not None:
         return problem
-    derived = verdict_reports(result.verdicts)
+    derived = _reports(distinct)
     for answers, report in (("greedy", result.greedy), ("best_of", result.best_of)):
         problem = next(_report_problems(answers, report, derived[answers]), None)
         if problem is not None:
@@ -53,13 +55,26 @@ def tally_problem(result: SuiteResult) -> str | None:
     return next(_failure_problems(result.greedy, derived["greedy"]), None)
 
 
-def _greedy(v: InstanceVerdict) -> Verdict:
-    return _verdict(v.valid, v.failure, v.optimal, v.optimal_soc, v.optimal_makespan)
+Outcome = tuple[int, bool, str | None, bool, bool | None, bool | None, bool, bool, bool | None,
+                bool | None]  # fmt: skip
+"""A verdict without its instance: size, then the greedy and best-of flags (`_outcome`)."""
 
 
-def _best_of(v: InstanceVerdict) -> Verdict:
-    return _verdict(v.best_of_valid, None, v.best_of_optimal, v.best_of_optimal_soc,
-                    v.best_of_optimal_makespan)  # fmt: skip
+def _outcome(v: InstanceVerdict) -> Outcome:
+    return (v.size, v.valid, v.failure, v.optimal, v.optimal_soc, v.optimal_makespan,
+            v.best_of_valid, v.best_of_optimal, v.best_of_optimal_soc,
+            v.best_of_optimal_makespan)  # fmt: skip
+
+
+def _distinct(verdicts: tuple[InstanceVerdict, ...]) -> Counter[Outcome]:
+    """Each distinct outcome and how many verdicts have it, in order of first occurrence."""
+    return Counter(map(_outcome, verdicts))
+
+
+def _reports(distinct: Counter[Outcome]) -> dict[str, EvalReport]:
+    greedy = ((o[0], _verdict(*o[1:6]), times) for o, times in distinct.items())
+    best_of = ((o[0], _verdict(o[6], None, *o[7:10]), times) for o, times in distinct.items())
+    return {"greedy": EvalReport.from_counted(greedy), "best_of": EvalReport.from_counted(best_of)}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -73,21 +88,35 @@ def _verdict(
                    optimal_makespan=makespan)  # fmt: skip
 
 
-def _verdict_problems(verdicts: tuple[InstanceVerdict, ...]) -> Iterator[str]:
+def _verdict_problems(
+    verdicts: tuple[InstanceVerdict, ...], distinct: Counter[Outcome]
+) -> Iterator[str]:
     """Verdicts that contradict themselves: an optimal invalid answer, a valid answer with a
-    failure (or an invalid one without), a failure that is none of the eight checks."""
-    for v in verdicts:
-        where = f"instance {_short(v.id)} (size {v.size})"
-        if v.failure is not None and v.failure not in FAILURE_TYPES:
-            yield f"{where} greedy failure is not one of the eight checks"
-        elif v.valid == (v.failure is not None):
-            yield f"{where} greedy valid is {_json(v.valid)} but its failure is {_json(v.failure)}"
-        for answers, (validity, flags) in _OPTIMAL_FLAGS.items():
-            if getattr(v, validity):
-                continue
-            for flag in flags:
-                if getattr(v, flag):
-                    yield f"{where} {answers} {flag} is true on an invalid answer"
+    failure (or an invalid one without), a failure that is none of the eight checks. Only
+    distinct outcomes are checked; a bad one is named by its first instance."""
+    for outcome in distinct:
+        problems = list(_outcome_problems(outcome))
+        if problems:
+            first = next(v for v in verdicts if _outcome(v) == outcome)
+            where = f"instance {_short(first.id)} (size {first.size})"
+            yield from (f"{where} {problem}" for problem in problems)
+
+
+def _outcome_problems(outcome: Outcome) -> Iterator[str]:
+    _, valid, failure = outcome[:3]
+    if failure is not None and failure not in FAILURE_TYPES:
+        yield "greedy failure is not one of the eight checks"
+    elif valid == (failure is not None):
+        yield f"greedy valid is {_json(valid)} but its failure is {_json(failure)}"
+    flags = {"greedy": (valid, zip(_OPTIMAL_FLAGS["greedy"][1], outcome[3:6], strict=True)),
+             "best_of": (outcome[6], zip(_OPTIMAL_FLAGS["best_of"][1], outcome[7:10],
+                                         strict=True))}  # fmt: skip
+    for answers, (validity, named) in flags.items():
+        if validity:
+            continue
+        for flag, value in named:
+            if value:
+                yield f"{answers} {flag} is true on an invalid answer"
 
 
 def _report_problems(answers: str, report: EvalReport, derived: EvalReport) -> Iterator[str]:

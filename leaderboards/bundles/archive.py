@@ -22,18 +22,17 @@ each named), encrypted or oddly compressed members, duplicate names, more than
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import stat
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from envdesign_common import atomic_write_bytes
+from envdesign_common import atomic_writer
 from leaderboards.bundles.errors import BundleError
 from leaderboards.bundles.manifest import (
     BUNDLE_FORMAT,
@@ -54,20 +53,19 @@ _DOS_DIRECTORY = 0x10
 _METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
-def write_archive(out: Path, manifest: BundleManifest, members: Mapping[str, bytes]) -> bytes:
-    """Write the bundle atomically; its bytes (the same for the same manifest and members)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        _add(archive, MANIFEST_FILE, (manifest.model_dump_json(indent=2) + "\n").encode())
-        for name in sorted(members):
-            _add(archive, name, members[name])
-    blob = buffer.getvalue()
+def write_archive(out: Path, manifest: BundleManifest, member: Callable[[str], bytes]) -> int:
+    """Write the bundle atomically, member by member (`member(name)` gives each file the
+    manifest lists, in sorted order), so a bundle of a thousand runs never sits in memory
+    whole; its size in bytes (the same bytes for the same manifest and members)."""
     try:
-        atomic_write_bytes(out, blob)
+        with atomic_writer(out) as f, zipfile.ZipFile(f, "w") as archive:
+            _add(archive, MANIFEST_FILE, (manifest.model_dump_json(indent=2) + "\n").encode())
+            for name in sorted(manifest.files):
+                _add(archive, name, member(name))
     except OSError as err:  # a full disk; an unwritable place is refused before any work
         raise BundleError(f"cannot write the bundle to {out}: {err.strerror or err}; "
                           "pass --out a path with room for it") from None  # fmt: skip
-    return blob
+    return out.stat().st_size
 
 
 def _add(archive: zipfile.ZipFile, name: str, data: bytes) -> None:

@@ -95,6 +95,20 @@ def sealed_file(run: LoadedRun, name: str) -> bytes | None:
     return data
 
 
+def sealed_again(run: LoadedRun, name: str, sha256: str) -> bytes:
+    """`name`'s bytes read once more, as sealed as the first time, and refused unless they are
+    the bytes checked then (`sha256`): a writer that streams a large bundle checks every file
+    first and reads each again when it writes it, so nothing unchecked slips in between."""
+    limit, _ = _kind(name)
+    path = run.path / name
+    data = _read_inside(run.path, name, limit)
+    if data is None:
+        raise SealError(path, "was removed while the bundle was written")
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise SealError(path, "changed while the bundle was written")
+    return data
+
+
 def sealed_run_files(run: LoadedRun) -> dict[str, bytes]:
     """Every file of `run` that a bundle carries, by relative path: `run_file_names` where
     present and the stored answers of every suite its record scored (these must be there);

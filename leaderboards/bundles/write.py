@@ -33,7 +33,7 @@ from leaderboards.bundles.manifest import (
     BundleSuite,
     run_name,
 )
-from leaderboards.bundles.sealed import SealError, sealed_run_files
+from leaderboards.bundles.sealed import SealError, sealed_again, sealed_run_files
 from leaderboards.readers import LoadedRun, load_runs
 from run_records import RESULT_FILE
 
@@ -57,7 +57,8 @@ def bundle_runs(paths: Sequence[Path], out: Path) -> BundleSummary:
     check_bundle_out(out)
     runs = load_runs(paths, strict=True)
     _refuse_unanswered(runs)
-    members: dict[str, bytes] = {}
+    files: dict[str, BundleFile] = {}
+    sources: dict[str, tuple[LoadedRun, str]] = {}
     entries: dict[str, BundleRun] = {}
     suites: dict[str, BundleSuite] = {}
     for run in runs:
@@ -68,8 +69,10 @@ def bundle_runs(paths: Sequence[Path], out: Path) -> BundleSummary:
                 "bundle one of them"
             )
         entries[entry.name] = entry
-        for relative, data in _run_files(run).items():
-            members[f"{RUNS_DIR}/{entry.name}/{relative}"] = data
+        for relative, data in _run_files(run).items():  # checked, then only their checksums kept
+            name = f"{RUNS_DIR}/{entry.name}/{relative}"
+            files[name] = BundleFile(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+            sources[name] = (run, relative)
         _add_suites(suites, run)
     manifest = BundleManifest(
         format_version=BUNDLE_FORMAT,
@@ -77,13 +80,17 @@ def bundle_runs(paths: Sequence[Path], out: Path) -> BundleSummary:
         git_commit=git_commit(),
         runs=tuple(entries[name] for name in sorted(entries)),
         suites=tuple(suites[name] for name in sorted(suites)),
-        files={
-            name: BundleFile(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
-            for name, data in sorted(members.items())
-        },
+        files=dict(sorted(files.items())),
     )
-    blob = write_archive(out, manifest, members)
-    return BundleSummary(out, manifest, len(blob))
+
+    def member(name: str) -> bytes:
+        run, relative = sources[name]
+        try:
+            return sealed_again(run, relative, files[name].sha256)
+        except SealError as err:
+            raise BundleError(f"{err}; bundle the runs again once nothing writes to them") from None
+
+    return BundleSummary(out, manifest, write_archive(out, manifest, member))
 
 
 def _refuse_unanswered(runs: Sequence[LoadedRun]) -> None:

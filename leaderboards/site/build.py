@@ -30,11 +30,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from leaderboards.aggregate import build_board
+from leaderboards.aside import aside
 from leaderboards.board import Answers, Board
 from leaderboards.bootstrap import RESAMPLES
 from leaderboards.errors import LeaderboardError
@@ -43,12 +46,15 @@ from leaderboards.render import board_tables, render, template_environment
 from leaderboards.render.tables import TextTable, board_notes, provenance_note
 from leaderboards.score_arrays import CUTS
 from leaderboards.site.earlier import Carried, carry_user_files, clear_leftovers
-from leaderboards.site.figures import Trajectory, story
+from leaderboards.site.figures import Trajectory, board_figures, heatmaps
 from leaderboards.site.output import GENERATOR, MANIFEST, check_out, staged
 from leaderboards.site.runs import RunView, copy_raw_files, designer_slugs, run_view, sealed_runs
 from run_records import sha256_file
 
 SITE_SCHEMA_VERSION = "1"
+IO_THREADS = 4
+"""Threads that copy run files into the site and hash them: a thousand runs are thousands of
+files, each opened and written, waits the threads spend together."""
 HEADLINE = "main-"
 """Tables whose id starts so are the headline (the Sum per agent count): shown open, first."""
 
@@ -116,26 +122,32 @@ def _write_site(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
 
-    views, trajectories = _views(board, runs)
-    withheld = [line for view in views for line in copy_raw_files(view, root)]
-    groups, run_figures = story(board, trajectories, views, write)
-    headline, details = split_tables(board_tables(board, CUTS))
     env = template_environment()
     common: dict[str, Any] = {
         "board": board,
         "provenance": provenance_note(board),
         "notes": board_notes(board),
     }
+    with aside(board_figures, board) as drawing:  # matplotlib's figures, while pages are written
+        views, trajectories = _views(board, runs)
+        with ThreadPoolExecutor(IO_THREADS) as io:  # opening and writing files waits on the disk
+            copied = list(io.map(copy_raw_files, views, repeat(root)))
+        withheld = [line for lines in copied for line in lines]
+        configurations, run_figures = heatmaps(trajectories, views, write)
+        run_template = env.get_template("site_run.html.j2")
+        for view in views:
+            write(view.page, run_template.render(
+                **common, title=f"{view.title} - {title}", root="../", view=view,
+                site_title=title, plot=run_figures.get(view.page),
+            ))  # fmt: skip
+        groups, figures = drawing.result()
+    for name, svg in figures.items():
+        write(name, svg)
+    headline, details = split_tables(board_tables(board, CUTS))
     write("index.html", env.get_template("site_index.html.j2").render(
-        **common, title=title, root="", headline=headline, details=details, story=groups,
-        runs=views, skipped=runs.skipped,
+        **common, title=title, root="", headline=headline, details=details,
+        story=[*groups, configurations], runs=views, skipped=runs.skipped,
     ))  # fmt: skip
-    run_template = env.get_template("site_run.html.j2")
-    for view in views:
-        write(view.page, run_template.render(
-            **common, title=f"{view.title} - {title}", root="../", view=view, site_title=title,
-            plot=run_figures.get(view.page),
-        ))  # fmt: skip
     write("board.json", render(board, "json"))
     write("board.csv", render(board, "csv"))
     return _write_manifest(root, board), withheld
@@ -168,6 +180,12 @@ def _views(board: Board, runs: Sequence[LoadedRun]) -> tuple[list[RunView], list
     return views, trajectories
 
 
+def _hashed(paths: list[Path]) -> list[str]:
+    """The sha256 of each file, read by a few threads (hashing a large file frees the GIL)."""
+    with ThreadPoolExecutor(IO_THREADS) as io:
+        return list(io.map(sha256_file, paths))
+
+
 def _write_manifest(root: Path, board: Board) -> tuple[str, ...]:
     """`site.json`: what wrote the site, and every other file's sha256; all the site's files."""
     files = sorted(
@@ -180,7 +198,7 @@ def _write_manifest(root: Path, board: Board) -> tuple[str, ...]:
         "git_commit": board.git_commit,
         "board_schema_version": board.schema_version,
         "runs": [r.path for r in board.runs],
-        "files": {name: sha256_file(root / name) for name in files},
+        "files": dict(zip(files, _hashed([root / name for name in files]), strict=True)),
     }
     (root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return (*files, MANIFEST)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from leaderboards.board import Board, Controls, NormalisedScore
 from leaderboards.metrics import METRICS, SHORT, Metric
@@ -77,20 +77,60 @@ def figure(write: Writer, src: str, svg: str, alt: str, caption: str) -> Figure:
     return Figure(src, alt, caption, width, height)
 
 
-def story(
-    board: Board, trajectories: Sequence[Trajectory], views: Sequence[RunView], write: Writer
-) -> tuple[list[PlotGroup], dict[str, Figure]]:
-    """Write every plot; the index page's groups, and each run page's figure by page."""
+def board_figures(board: Board) -> tuple[list[PlotGroup], dict[str, str]]:
+    """The index page's groups drawn from the board alone, in story order (the heatmaps,
+    drawn from the runs, follow: `heatmaps`), and the SVG files they need, by name: drawn
+    apart from the pages, so that another process can draw them meanwhile. With more than
+    `PLOTTED` designers, each group's note says which are drawn (`plotted`)."""
+    files: dict[str, str] = {}
+    write = files.__setitem__
+    shown, drawn = plotted(board)
+    groups = [_sizes(shown, write), _profiles(shown, write), _normalised(shown, write),
+              _validation(shown, write)]  # fmt: skip
+    if drawn:
+        groups = [replace(g, note=" ".join(filter(None, (g.note, drawn)))) for g in groups]
+    return groups, files
+
+
+PLOTTED = 10
+"""Designers a plot draws at most: a legend of a hundred lines hides the plot under it, and the
+tables hold every designer."""
+
+
+def plotted(board: Board) -> tuple[Board, str]:
+    """`board` with only the rows its plots draw -- the `PLOTTED` best-ranked (overall valid
+    Sum), and the baseline and the controls where they are ranked lower -- and a sentence
+    saying so; `board` itself, and no sentence, when it has no more rows than that."""
+    if len(board.rows) <= PLOTTED:
+        return board, ""
+    controls = board.controls
+    named = {board.baseline} | (
+        {controls.zero, controls.positive, controls.negative} if controls else set()
+    )
+    best = {(r.kind, r.designer) for r in board.rows[:PLOTTED]}
+    rows = tuple(r for r in board.rows if (r.kind, r.designer) in best or r.designer in named)
+    kept = {r.designer for r in rows}
+    update: dict[str, object] = {"rows": rows}
+    if controls is not None:
+        normalised = tuple(s for s in controls.normalised if s.designer in kept)
+        update["controls"] = controls.model_copy(update={"normalised": normalised})
+    extra = sorted(kept - {d for _, d in best})
+    also = f", and {', '.join(extra)}" if extra else ""
+    sentence = (
+        f"Drawn: the {PLOTTED} best-ranked of the {len(board.rows)} designers (overall valid "
+        f"Sum){also}; the tables hold every designer."
+    )
+    return board.model_copy(update=update), sentence
+
+
+def heatmaps(
+    trajectories: Sequence[Trajectory], views: Sequence[RunView], write: Writer
+) -> tuple[PlotGroup, dict[str, Figure]]:
+    """Write every configuration heatmap: the index page's group (a heatmap per designer),
+    and each run page's own figure, by page."""
     from leaderboards import plots
 
     ratio_top = plots.ratio_limit([v.record for v in views if v.record.rounds])
-    groups = [
-        _sizes(board, write),
-        _profiles(board, write),
-        _normalised(board, write),
-        _validation(board, write),
-        _trajectories(trajectories, ratio_top, write),
-    ]
     runs = {}
     for view in views:
         if view.plot is not None:
@@ -98,7 +138,7 @@ def story(
                                        ratio_top)  # fmt: skip
             alt = f"{view.title}: configuration per map size and round"
             runs[view.page] = figure(write, view.plot, svg, alt, RUN_CAPTION)
-    return groups, runs
+    return _trajectories(trajectories, ratio_top, write), runs
 
 
 def sentence(text: str) -> str:

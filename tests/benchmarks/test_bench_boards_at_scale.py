@@ -19,10 +19,10 @@ def test_the_benchmark_times_every_board_command_over_a_root_it_builds(tmp_path:
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: a budget missed, not a crash
     assert "root: 12 runs under" in done.stdout, done.stdout
-    for command in ("show (terminal)", "show --format markdown", "show --format csv",
-                    "show --format json", "show --format html", "publish", "bundle", "verify",
-                    "runs list"):  # fmt: skip
-        line = next((x for x in done.stdout.splitlines() if x.startswith(f"{command}:")), "")
+    for command in ("show (terminal):", "show --format markdown:", "show --format csv:",
+                    "show --format json:", "show --format html:", "publish:", "bundle:",
+                    "runs list:", "bundle (12 runs):", "verify (12 runs):"):  # fmt: skip
+        line = next((x for x in done.stdout.splitlines() if x.startswith(command)), "")
         assert "(exit 0)" in line, f"{command} did not run cleanly:\n{done.stdout}"
     assert "board commands over 12 runs" in done.stdout
     assert len(list(root.glob("scale/*/seed-*/result.json"))) == 12

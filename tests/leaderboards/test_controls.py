@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from leaderboards import Board, build_board, render
-from leaderboards.aggregate import _row
 from leaderboards.board import NormalisedScore
 from leaderboards.bootstrap import interval
+from leaderboards.designer_parts import _row
 from leaderboards.groups import make_groups, overall_reps
 from tests.leaderboards.handmade import rates, run
 

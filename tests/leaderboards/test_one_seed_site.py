@@ -20,7 +20,7 @@ from leaderboards.plots import trajectory_svg, validation_svg
 from leaderboards.render.tables import provenance_note
 from leaderboards.site import SiteResult
 from tests.leaderboards.handmade import designed, rates, run
-from tests.leaderboards.test_plots import ticks
+from tests.leaderboards.test_plots import heatmap_ticks, ticks
 
 pytest.importorskip("matplotlib")
 
@@ -54,7 +54,7 @@ def test_seed_ids_follow_the_word_seed(site: SiteResult) -> None:
     assert "seed 0 only; each run&#39;s own is on its page" in index
     assert "mean over seeds 0" not in index
     title = _text(site, "plots/trajectory-mine.svg")
-    assert "<!-- mine: configuration per round (seed 0 only) -->" in title
+    assert "<title>mine: configuration per round (seed 0 only)</title>" in title
     assert '<th class="num">n seeds</th>' in index, "the power table's count of seeds"
 
 
@@ -78,10 +78,10 @@ def test_run_pages_number_rounds_from_1_as_the_cli_does(site: SiteResult) -> Non
 def test_plots_number_rounds_from_1(site: SiteResult) -> None:
     assert ticks(_text(site, "plots/validation.svg"), 1) == [1.0, 2.0, 3.0]
     for name in ("plots/trajectory-mine.svg", "plots/trajectory-mine-seed-0.svg"):
-        assert ticks(_text(site, name), 1) == [1.0, 2.0, 3.0], name
+        assert heatmap_ticks(_text(site, name)) == [1.0, 2.0, 3.0], name
     many = designed(run("mine", 0, HIGH), [None] * 19).record  # 20 rounds: every other tick
-    assert ticks(trajectory_svg([many], "mine"), 1) == [1.0, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0,
-                                                       15.0, 17.0, 19.0]  # fmt: skip
+    assert heatmap_ticks(trajectory_svg([many], "mine")) == [1.0, 3.0, 5.0, 7.0, 9.0, 11.0,
+                                                           13.0, 15.0, 17.0, 19.0]  # fmt: skip
     curves = site.board.curves
     assert curves and all(c.rounds == (0, 1, 2) for c in curves), "the board keeps indices"
     assert ticks(validation_svg(site.board), 1) == [1.0, 2.0, 3.0]

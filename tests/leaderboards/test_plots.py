@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from leaderboards import Board, Estimate, RateCell, build_board, load_runs
-from leaderboards.plots import fit_range, size_curves_svg, trajectory_svg
+from leaderboards.plots import config_grid, fit_range, size_curves_svg, trajectory_svg
+from leaderboards.plots.trajectory import FIELDS
 from leaderboards.score_arrays import CUTS
 
 pytest.importorskip("matplotlib")
@@ -32,6 +33,12 @@ def ticks(svg: str, axis: int) -> list[float]:
         except ValueError:
             continue
     return out
+
+
+def heatmap_ticks(svg: str) -> list[float]:
+    """The round labels under the first panel of a configuration heatmap."""
+    part = svg.split('<g class="x-ticks">', 1)[1].split("</g>", 1)[0]
+    return [float(label) for label in re.findall(r">([^<]+)</text>", part)]
 
 
 @pytest.fixture(scope="module")
@@ -81,12 +88,32 @@ def test_size_curves_hold_the_paper_rows_when_drawn(board: Board) -> None:
     assert max(bare) < 15, bare
 
 
-def test_plots_are_cropped_to_their_content(board: Board, compare_root: Path) -> None:
+def test_plots_are_cropped_to_their_content(board: Board) -> None:
     """The saved size is the drawn content's: narrower than the figure asked for, never zero."""
-    records = [r.record for r in load_runs([compare_root])]
-    for svg, asked in ((size_curves_svg(board, "3agents"), 11.0),
-                       (trajectory_svg(records, "configuration"), 9.0)):  # fmt: skip
-        match = SVG_SIZE.search(svg)
-        assert match is not None
-        width, height = (float(v) for v in match.groups())
-        assert 0.5 * asked * 72 < width < asked * 72 and height > 100, (width, height)
+    svg, asked = size_curves_svg(board, "3agents"), 11.0
+    match = SVG_SIZE.search(svg)
+    assert match is not None
+    width, height = (float(v) for v in match.groups())
+    assert 0.5 * asked * 72 < width < asked * 72 and height > 100, (width, height)
+
+
+def test_heatmaps_show_each_cell_as_the_mean_over_runs_on_fixed_scales(
+    compare_root: Path,
+) -> None:
+    """A cell per size and round, labelled with the mean over the runs; the colour scale is
+    the field's own (hole_ratio to its legal top), so equal values take equal colours."""
+    records = [r.record for r in load_runs([compare_root])][:2]
+    svg = trajectory_svg(records, "a <designer>")
+    assert "<title>a &lt;designer&gt;</title>" in svg, "names are text, never markup"
+    match = SVG_SIZE.search(svg)
+    assert match is not None and all(float(v) > 100 for v in match.groups())
+    for field in FIELDS:
+        sizes, grid = config_grid(records, field)
+        panel = svg.split(f'<g class="panel" id="{field}">', 1)[1].split('<g class="x-ticks">')[0]
+        labels = re.findall(r">(\d\.\d\d)</text>", panel)
+        rounds = min(len(r.rounds) for r in records)
+        assert len(labels) == len(sizes) * rounds
+        assert labels == [f"{v:.2f}" for row in grid for v in row[:rounds]]
+        fills = re.findall(r'<rect [^>]*fill="(#[0-9a-f]{6})"', panel)
+        by_value = {(label, fill) for label, fill in zip(labels, fills, strict=True)}
+        assert len({label for label, _ in by_value}) == len(by_value), "one colour per value"

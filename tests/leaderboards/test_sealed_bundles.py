@@ -32,6 +32,7 @@ from leaderboards.bundles import (
     merge_bundles,
     verify_bundle,
 )
+from leaderboards.bundles.sealed import SealError, sealed_again
 from run_records import answers_file
 
 runner = CliRunner()
@@ -349,3 +350,21 @@ def test_a_bundle_out_that_is_a_directory_is_refused(root: Path, tmp_path: Path)
     assert one_line(str(caught.value)) == (
         f"--out {tmp_path} is a directory; name the bundle file, e.g. --out {tmp_path / 'runs.zip'}"
     )
+
+
+@pytest.mark.parametrize("name", ["round-000/curves.jsonl", ANSWERS])
+def test_a_file_swapped_after_its_check_is_refused_when_the_bundle_is_written(
+    root: Path, name: str
+) -> None:
+    """A bundle checks every file, keeps only its checksum, and reads it again as it writes
+    it: a file replaced in between (by a link, or other bytes) refuses the bundle."""
+    run = load_runs([root])[0]
+    checked = hashlib.sha256((run.path / name).read_bytes()).hexdigest()
+    assert sealed_again(run, name, checked) == (run.path / name).read_bytes()
+    with (run.path / name).open("ab") as f:
+        f.write(b"\n")
+    with pytest.raises(SealError, match="changed while the bundle was written"):
+        sealed_again(run, name, checked)
+    plant(root, name, secret=False)
+    with pytest.raises(SealError, match="link"):
+        sealed_again(run, name, checked)

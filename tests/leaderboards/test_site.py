@@ -123,7 +123,7 @@ def test_seeds_rounds_and_the_meta_line_read_as_on_the_cli(site: Path) -> None:
     caption = "per map size and round (round 1: the starting configuration), mean over seeds 0, 1;"
     assert caption in index
     heatmap = (site / "plots/trajectory-random.svg").read_text()
-    assert "<!-- random: configuration per round (mean over seeds 0, 1) -->" in heatmap
+    assert "<title>random: configuration per round (mean over seeds 0, 1)</title>" in heatmap
     meta = re.findall(r"\d+ runs, greedy answers; envdesign-bench [^<]*board schema \d+", index)
     assert len(meta) == 1, meta
     page = (site / "runs/random-seed-0.html").read_text()

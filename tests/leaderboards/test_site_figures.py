@@ -17,7 +17,7 @@ from leaderboards.board import Controls, NormalisedScore, Profile, RoundCurve
 from leaderboards.plots import normalised_svg, profiles_svg, validation_svg
 from leaderboards.plots.normalised import score_limits
 from leaderboards.score_arrays import CUTS
-from leaderboards.site.figures import PlotGroup, story
+from leaderboards.site.figures import PLOTTED, PlotGroup, board_figures, heatmaps, plotted
 from tests.leaderboards.test_plots import ticks
 
 pytest.importorskip("matplotlib")
@@ -50,9 +50,9 @@ def curve(designer: str, mean: Sequence[float], metric: str = "valid") -> RoundC
 
 
 def groups(board: Board) -> dict[str, PlotGroup]:
-    files: dict[str, str] = {}
-    found, _ = story(board, [], [], files.__setitem__)
-    return {g.id: g for g in found}
+    found, _ = board_figures(board)
+    configurations, _ = heatmaps([], [], {}.__setitem__)
+    return {g.id: g for g in [*found, configurations]}
 
 
 def test_profiles_fit_tau_to_where_the_scores_lie(board: Board) -> None:
@@ -153,3 +153,26 @@ def test_validation_draws_ranked_designers_and_only_the_rates_held(board: Board)
     assert "shaded: 95% band over seeds" in group.figures[0].caption
     none = groups(board.model_copy(update={"curves": (curve("ghost", [1, 2]),)}))["validation"]
     assert none.figures == [] and none.note is not None and "left out" in none.note
+
+
+def test_plots_draw_the_best_ranked_designers_and_say_which(board: Board) -> None:
+    """A legend of a hundred designers hides its plot: past `PLOTTED` rows, the plots draw the
+    best-ranked and the baseline, and every group's note says so; the tables keep them all."""
+    template = board.rows[0]
+    many = tuple(
+        template.model_copy(update={"designer": f"d{n:02d}", "overall": template.overall.model_copy(
+            update={"valid": template.overall.valid.model_copy(update={"mean": float(n)})})})
+        for n in range(PLOTTED + 3)
+    )  # fmt: skip
+    base = template.model_copy(update={"designer": "base", "overall": template.overall.model_copy(
+        update={"valid": template.overall.valid.model_copy(update={"mean": -1.0})})})  # fmt: skip
+    ranked = tuple(sorted([*many, base], key=lambda r: -r.overall.valid.mean))
+    crowded = board.model_copy(update={"rows": ranked, "baseline": "base", "controls": None})
+    shown, sentence = plotted(crowded)
+    assert [r.designer for r in shown.rows] == [r.designer for r in ranked[:PLOTTED]] + ["base"]
+    assert sentence == (
+        f"Drawn: the {PLOTTED} best-ranked of the {PLOTTED + 4} designers (overall valid Sum), "
+        "and base; the tables hold every designer."
+    )
+    assert plotted(board) == (board, ""), "a board of few designers is drawn whole"
+    assert all(g.note is not None and sentence in g.note for g in board_figures(crowded)[0])
