@@ -49,9 +49,11 @@ class LoadedRun:
         return str(self.path)
 
 
-def discover(paths: Iterable[Path]) -> list[Path]:
-    """Run directories (or result files) at or under `paths`, each once, in path order."""
+def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
+    """Run directories (or result files) at or under `paths`, each once, in path order; and
+    the links under them that lead to runs, which are not followed (`_runs_under`)."""
     found: dict[Path, None] = {}
+    links: list[Path] = []
     for path in paths:
         if not path.exists():
             raise LeaderboardError(f"{path}: no such file or directory")
@@ -61,13 +63,14 @@ def discover(paths: Iterable[Path]) -> list[Path]:
         if _is_run(path):
             found[path] = None
             continue
-        runs = _runs_under(path)
-        if not runs and is_site(path):
+        runs, linked = _runs_under(path)
+        links.extend(linked)
+        if not runs and not linked and is_site(path):
             raise LeaderboardError(
                 f"{path} is a published site ({MANIFEST}), not runs; pass the --out directory "
                 "of `harness compare`"
             )
-        if not runs:
+        if not runs and not linked:
             raise LeaderboardError(
                 f"{path}: no runs under it (no {RUN_FILE} or {RESULT_FILE}); "
                 "pass the --out directory of `harness compare`"
@@ -76,10 +79,10 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     unique: dict[Path, Path] = {}
     for path in found:
         unique.setdefault(path.resolve(), path)
-    return list(unique.values())
+    return list(unique.values()), links
 
 
-SkipKind = Literal["unfinished", "failed", "unreadable", "other-version"]
+SkipKind = Literal["unfinished", "failed", "unreadable", "other-version", "link"]
 
 
 @dataclass(frozen=True)
@@ -141,11 +144,11 @@ def load_runs(
 
     `strict` refuses instead: a `LeaderboardError` naming the first run that cannot be read.
     Many runs are read by one process per CPU (parsing and checking a record is the slow part
-    of a board); their verdicts are shared between runs (`share_verdicts`).
+    of a board); each distinct verdict is sent and held once, shared by every run (`PackedRun`).
     """
-    found = discover(paths)
+    found, links = discover(paths)
     runs: list[LoadedRun] = []
-    skipped: list[SkippedRun] = []
+    skipped = [SkippedRun(link, "link", _link_line(link)) for link in links]
     unpack = _Unpacker()
     for done, loaded in enumerate(_read_all(found), 1):
         if isinstance(loaded, SkippedRun):
@@ -299,11 +302,14 @@ def load_run(path: Path) -> LoadedRun:
     raise SkipError(path, "unfinished", line)
 
 
-def _runs_under(root: Path) -> list[Path]:
-    """Directories at or under `root` holding a run file, in path order; published sites are
-    left out whole: their copies of run files are not runs (a site may be published inside a
-    runs root)."""
-    found = []
+def _runs_under(root: Path) -> tuple[list[Path], list[Path]]:
+    """Directories at or under `root` holding a run file, in path order; and the links to
+    directories that lead to runs, which are not followed, as no board command follows a link
+    out of the root it was given (a bundle or a site would carry what it points to).
+    Published sites are left out whole: their copies of run files are not runs (a site may be
+    published inside a runs root)."""
+    found: list[Path] = []
+    links: list[Path] = []
     for here, subdirs, files in os.walk(root):
         if MANIFEST in files and is_site(Path(here)):
             subdirs.clear()
@@ -311,7 +317,28 @@ def _runs_under(root: Path) -> list[Path]:
         subdirs.sort()
         if RUN_FILE in files or RESULT_FILE in files:
             found.append(Path(here))
-    return sorted(found)
+            continue  # links inside a run (a backend's convenience links) are not runs
+        links.extend(p for d in subdirs if (p := Path(here, d)).is_symlink() and _leads_to_runs(p))
+    return sorted(found), sorted(links)
+
+
+def _leads_to_runs(link: Path, depth: int = 3) -> bool:
+    """Whether `link` is a run directory or holds one within `depth` levels (a runs root is
+    `<experiment>/<designer>/seed-<n>`)."""
+    for here, subdirs, files in os.walk(link, followlinks=False):
+        if RUN_FILE in files or RESULT_FILE in files:
+            return True
+        if len(Path(here).relative_to(link).parts) >= depth:
+            subdirs.clear()
+    return False
+
+
+def _link_line(link: Path) -> str:
+    target = os.path.realpath(link)
+    return (
+        f"{link}: a link to {target}, not followed (a board reads only the runs inside the "
+        f"paths it is given); pass {target} itself to include its runs"
+    )
 
 
 def _is_run(path: Path) -> bool:

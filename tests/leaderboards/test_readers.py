@@ -154,3 +154,30 @@ def test_a_damaged_result_is_skipped_naming_the_file(
     assert skipped.line.startswith(f"{run}: result.json is ") and "damaged" in skipped.line
     assert skipped.line.endswith("`--resume` runs the final benchmarks again, or remove the run")
     _one_line_error([root], str(run), "result.json")
+
+
+def test_a_link_to_runs_under_a_root_is_one_skipped_line_not_a_silent_gap(
+    compare_root: Path, tmp_path: Path
+) -> None:
+    """No board command follows a link out of the root it is given; a link that leads to runs
+    says so, with its target to pass instead. A link inside a run (a backend's convenience
+    link to its model) is no run and says nothing."""
+    root = tmp_path / "root"
+    shutil.copytree(compare_root / "quick" / "random" / "seed-0", root / "quick" / "random"
+                    / "seed-0")  # fmt: skip
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(compare_root / "quick" / "uniform", elsewhere / "uniform")
+    (root / "quick" / "uniform").symlink_to(elsewhere / "uniform", target_is_directory=True)
+    model_link = root / "quick" / "random" / "seed-0" / "hf_model"
+    model_link.symlink_to(tmp_path, target_is_directory=True)
+    loaded = load_runs([root])
+    assert [(r.record.designer, r.record.seed) for r in loaded] == [("random", 0)]
+    assert [(s.kind, s.path) for s in loaded.skipped] == [("link", root / "quick" / "uniform")]
+    assert loaded.skipped[0].line == (
+        f"{root}/quick/uniform: a link to {elsewhere / 'uniform'}, not followed (a board reads "
+        f"only the runs inside the paths it is given); pass {elsewhere / 'uniform'} itself to "
+        "include its runs"
+    )
+    with pytest.raises(LeaderboardError, match=r"a link to .* not followed"):
+        load_runs([root], strict=True)
+    assert len(load_runs([elsewhere])) == 2, "its target, passed, is read"

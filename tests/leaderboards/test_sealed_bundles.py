@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from envdesign_common import write_problem
 from harness_cli import app
-from leaderboards import load_runs, publish_site
+from leaderboards import LeaderboardError, load_runs, publish_site
 from leaderboards.bundles import (
     MANIFEST_FILE,
     BundleError,
@@ -117,7 +117,8 @@ def test_the_cli_names_the_linked_file_and_writes_nothing(root: Path) -> None:
 
 
 def test_a_linked_checkpoint_or_run_directory_never_travels(root: Path, tmp_path: Path) -> None:
-    """Checkpoints are never bundled nor copied; a linked run directory is not followed."""
+    """Checkpoints are never bundled nor copied; a linked run directory is not followed: a
+    bundle refuses it in one line (it leaves no run out quietly), a site lists it as skipped."""
     plant(root, "round-000/checkpoint/cpu_policy.pt")
     elsewhere = tmp_path / "outside" / "seed-1"
     shutil.copytree(root / RUN, elsewhere, symlinks=True)
@@ -125,10 +126,14 @@ def test_a_linked_checkpoint_or_run_directory_never_travels(root: Path, tmp_path
     (elsewhere / "run.json").write_bytes(SECRET)
     (root / "quick" / "random" / "seed-1").symlink_to(elsewhere)
     out = tmp_path / "runs.zip"
-    summary = bundle_runs([root], out)
+    with pytest.raises(LeaderboardError, match=r"seed-1: a link to .*seed-1, not followed"):
+        bundle_runs([root], out)
+    summary = bundle_runs([root / RUN], out)
     assert [run.name for run in summary.manifest.runs] == [RUN]
     assert SECRET not in _unpacked(out) and verify_bundle(out).ok
-    site = publish_site(load_runs([root]), tmp_path / "site", resamples=100)
+    runs = load_runs([root])
+    assert [s.kind for s in runs.skipped] == ["link"]
+    site = publish_site(runs, tmp_path / "site", resamples=100)
     assert len(site.board.runs) == 1 and site.withheld == ()
     assert not any(SECRET in data for data in site_files(tmp_path / "site").values())
 
