@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -62,7 +63,7 @@ from harness_cli.outcome import (
 )
 from harness_cli.progress import ProgressView
 from mapf_env import ConfigError
-from run_records import RunDirError
+from run_records import ResultRecord, RunDirError
 
 console = Console()
 
@@ -156,19 +157,22 @@ def _run(experiment: ExperimentConfig, where: Where) -> None:
         _say(stopped_lines(f"error: {err}", experiment, jobs, where.out))
         raise typer.Exit(1) from None
     except RunsFailed as err:
-        if err.records and not where.as_json:
+        lines = [failed_line(experiment, job, e, where.out) for job, e in err.failures]
+        if where.as_json:  # a script reads every run's outcome, finished or failed
+            _json_results(err.records, where.out)
+            for (job, _), line in zip(err.failures, lines, strict=True):
+                print(json.dumps({"designer": job.designer, "seed": job.seed, "failed": line}))
+        elif err.records:
             console.print(comparison(list(err.records)))
         if all(isinstance(e, USER_ERRORS) for _, e in err.failures):
             raise fail_lines(str(err).splitlines()) from None
         for _, failure in err.failures:
             show_traceback(format_traceback(failure))
-        failed = fail_lines([failed_line(experiment, job, e, where.out)
-                             for job, e in err.failures], code=1)  # fmt: skip
+        failed = fail_lines(lines, code=1)
         _say([resume_line()])
         raise failed from None
     if where.as_json:
-        for r in records:
-            print(json.dumps({"designer": r.designer, "seed": r.seed, "result": str(where.out)}))
+        _json_results(records, where.out)
     else:
         console.print(comparison(records))
         console.print(f"runs written under {experiment_dir(where.out, experiment)}/",
@@ -176,6 +180,11 @@ def _run(experiment: ExperimentConfig, where: Where) -> None:
     never = undesigned(records, where.options.allow_design_failures)
     if never:
         raise fail_lines(never, code=1)
+
+
+def _json_results(records: Sequence[ResultRecord], out: Path) -> None:
+    for r in records:
+        print(json.dumps({"designer": r.designer, "seed": r.seed, "result": str(out)}))
 
 
 def _say(lines: list[str]) -> None:

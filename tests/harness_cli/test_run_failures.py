@@ -7,6 +7,7 @@ it ended and the log with the rest; `--resume` then completes it exactly as an u
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -122,6 +123,26 @@ def test_a_run_that_raises_is_one_line_and_its_traceback_is_in_the_log(
         shown = said(harness(site, *debug, crash="raise"))
         assert "Traceback (most recent call last)" in shown and "initial_config" in shown, shown
         assert line in shown.splitlines(), shown
+
+
+def test_json_lines_give_every_run_its_outcome_finished_or_failed(
+    site: Path, tmp_path: Path
+) -> None:
+    """A script reading `--json` learns of a failed run as of a finished one: one JSON line
+    each, the failed one with the line the terminal prints."""
+    out = tmp_path / "runs"
+    loud = [x for x in TINY if x != "--quiet"]
+    failed = harness(site, "compare", "--designers", "crashing,uniform", "--out", str(out),
+                     "--set", "rounds=1", *loud, "--json", crash="raise")  # fmt: skip
+    assert failed.returncode == 1, said(failed)
+    outcomes = [json.loads(x) for x in failed.stdout.splitlines() if '"seed"' in x
+                and '"event"' not in x]  # fmt: skip
+    assert {o["designer"]: sorted(o) for o in outcomes} == {
+        "crashing": ["designer", "failed", "seed"],
+        "uniform": ["designer", "result", "seed"],
+    }
+    (line,) = [o["failed"] for o in outcomes if o["designer"] == "crashing"]
+    assert line.startswith("crashing seed 0 failed: ") and "planted failure" in line, line
 
 
 def test_a_dead_ray_worker_fails_its_run_alone(site: Path, tmp_path: Path) -> None:
