@@ -10,7 +10,7 @@ Rounds are numbered for a reader as `harness run` and `harness runs show` number
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from designers import Proposal
@@ -21,7 +21,7 @@ from leaderboards.metrics import METRICS, Metric
 from leaderboards.readers import LoadedRun, RunSet, SkippedRun
 from leaderboards.score_arrays import suite_sums
 from leaderboards.site.changes import ChangesTable, changes_table, projection_rows
-from run_records import RESULT_FILE, ResultRecord, RoundResult, safe_name
+from run_records import CONFIG_FILE, RESULT_FILE, ResultRecord, RoundResult, safe_name
 
 MAX_RAW_BYTES = 32 * 1024 * 1024
 """Raw files above this size are listed but not copied into the site (checkpoints never are)."""
@@ -59,7 +59,15 @@ class RoundView:
     """The proposal's changes asked, a row per map size (empty without a proposal)."""
     projections: list[tuple[str, str, str, str]]
     """What projection changed: (field, before, after, reason), numbers rounded."""
-    config_yaml: str
+    config_text: str | None = None
+    """The round's `config.yaml` as the run wrote it, once copied into the site (sealed: the
+    bytes its round record vouches for); None where it was not."""
+
+    @property
+    def config_yaml(self) -> str:
+        """The configuration trained on, as YAML: the run's own file where the site holds it
+        (no YAML written again for every round of every run), else written from the record."""
+        return self.config_text if self.config_text is not None else self.round.config.to_yaml()
 
 
 @dataclass
@@ -137,7 +145,6 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = Tr
             proposal=r.proposal,
             changes=changes_table(r.proposal.changes if r.proposal else {}),
             projections=projection_rows(r.proposal.notes if r.proposal else ()),
-            config_yaml=r.config.to_yaml(),
         )
         for r in record.rounds
     ]
@@ -205,4 +212,15 @@ def copy_raw_files(view: RunView, site: Path) -> list[str]:
         destination.parent.mkdir(parents=True, exist_ok=True)
         destination.write_bytes(data)
         view.files.append(RawFile(name, f"{target}/{name}"))
+        _keep_config_text(view, name, data)
     return withheld
+
+
+def _keep_config_text(view: RunView, name: str, data: bytes) -> None:
+    """Give the round whose `config.yaml` `name` is the text just copied (`config_yaml`)."""
+    folder, _, base = name.partition("/")
+    if base != CONFIG_FILE or not folder.startswith("round-"):
+        return
+    for i, rv in enumerate(view.rounds):
+        if f"round-{rv.round.round:03d}" == folder:
+            view.rounds[i] = replace(rv, config_text=data.decode("utf-8"))

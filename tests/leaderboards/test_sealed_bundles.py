@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 from typer.testing import CliRunner
 
 from envdesign_common import write_problem
@@ -179,6 +180,10 @@ def test_the_site_leaves_out_every_linked_file_and_says_so(
     page = files["runs/random-seed-0.html"].decode()
     assert "run.json: not copied: is a symbolic link, not a regular file" in page
     assert "round-000/curves.jsonl: not copied: is a symbolic link" in page
+    record = load_runs([compare_root / RUN])[0].record
+    shown = str(escape(record.rounds[0].config.to_yaml()))
+    assert f"<pre>{shown}</pre>" in page, "a withheld config.yaml: the record's configuration"
+    assert SECRET.decode() not in page
     index = files["index.html"].decode()
     assert "seed-1/result.json is a symbolic link" in index
     assert len(json.loads(files["board.json"])["runs"]) == 1

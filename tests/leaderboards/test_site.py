@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from markupsafe import escape
 from typer.testing import CliRunner
 
 from designers import ModelCall, Proposal
@@ -393,3 +394,13 @@ def test_the_site_flags_failed_design_steps_and_lists_the_unranked(flagged_site:
     assert [u["designer"] for u in board["unranked"]] == ["uniform"]
     assert sorted(r["designer"] for r in board["rows"]) == ["gpt", "random"]
     assert "\ndesign,uniform,designer," in (flagged_site / "board.csv").read_text()
+
+
+def test_run_pages_show_each_rounds_configuration_as_the_run_wrote_it(
+    site: Path, compare_root: Path
+) -> None:
+    """Each round's configuration on its run page is the run's own `config.yaml`, the file its
+    round record vouches for (and the page links), not a second rendering of it."""
+    page = (site / "runs/random-seed-0.html").read_text()
+    written = (compare_root / "quick/random/seed-0/round-000/config.yaml").read_text()
+    assert f"<pre>{escape(written)}</pre>" in page
