@@ -106,16 +106,16 @@ def _part(g: Group, shared: _Shared) -> DesignerPart:
     base, suites = shared.base, shared.suites
     row = _row(g, suites)
     update: dict[str, object] = {"design_failures": shared.flags[g.kind, g.designer]}
-    against = base is not None and g is not base and g.kind == base.kind
-    if against:
-        assert base is not None
+    base_scores = None  # the baseline's, where this row is compared with it
+    if base is not None and g is not base and g.kind == base.kind:
         update["delta"], update["delta_overall"] = baseline_deltas(g, base, suites,
                                                                    shared.resamples)  # fmt: skip
+        base_scores = shared.base_scores
     scores = task_scores(g, suites, shared.resamples)
     return DesignerPart(
         row=row.model_copy(update=update),
         details=tuple(_details(g, suites, shared.cuts)),
-        statistics=designer_statistics(g, scores, shared.base_scores if against else None),
+        statistics=designer_statistics(g, scores, base_scores),
         means=dict(g.means),
         reps=dict(g.reps),
         paired=dict(g.paired),
