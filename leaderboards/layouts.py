@@ -72,6 +72,6 @@ def _make(rows: tuple[Row, ...]) -> Layout:
     hole = np.array([hole_key(r[3]) for r in rows], dtype=np.str_)
     for shared in (size, subset, hole):
         shared.flags.writeable = False
-    lines = "".join(f"{i}|{s}|{subset}|{hole!r}\n" for i, s, subset, hole in rows)
+    lines = "".join(f"{i}|{n}|{wait}|{holes!r}\n" for i, n, wait, holes in rows)
     fingerprint = hashlib.sha256(lines.encode()).hexdigest()
     return Layout(tuple(r[0] for r in rows), size, subset, hole, fingerprint)
