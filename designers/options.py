@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from mapf_env import field_error_lines
+from envdesign_common.field_errors import field_error_lines
 
 
 class NoOptions(BaseModel):

@@ -7,7 +7,9 @@ bounded memory and time; `path_names` says why a user's string cannot name a dir
 `bounded_text` cuts oversized model text to an excerpt with the whole text's length and
 checksum; `redaction` masks the values of key variables in whatever is written; `writable` says
 why an output cannot be created where it was asked for, before any work; `yaml_text` writes
-YAML. They sit under
+YAML; `field_errors` turns a refused config into one line per bad field (`ConfigError`);
+`think_tags` drops a model's reasoning from its text; `registry` finds plug-ins of every kind
+by entry point. They sit under
 the testbed because the testbed itself reads configs and writes datasets and suites with them,
 and every other package reads and writes the same way.
 """
@@ -39,6 +41,16 @@ from envdesign_common.bounded_text import (
     TextDigest,
     bounded,
 )
+from envdesign_common.field_errors import (
+    ConfigError,
+    KeyLabels,
+    bounded_repr,
+    error_details_lines,
+    error_message,
+    field_error_lines,
+    shorten,
+    unknown_name,
+)
 from envdesign_common.path_names import MAX_NAME_CHARS, path_name_problem
 from envdesign_common.provenance import DISTRIBUTION, git_commit, package_version, provenance
 from envdesign_common.redaction import (
@@ -48,6 +60,7 @@ from envdesign_common.redaction import (
     key_redactor,
     looks_like_key_variable,
 )
+from envdesign_common.think_tags import strip_think
 from envdesign_common.writable import existing_ancestor, write_problem
 from envdesign_common.yaml_text import dump_yaml
 
@@ -63,16 +76,22 @@ __all__ = [
     "MIN_SECRET_CHARS",
     "TAIL_CHARS",
     "TEMP_SUFFIX",
+    "ConfigError",
     "InputError",
+    "KeyLabels",
     "Redactor",
     "TextDigest",
     "YamlLimits",
     "atomic_write_bytes",
     "atomic_writer",
     "bounded",
+    "bounded_repr",
     "check_yaml",
     "dump_yaml",
+    "error_details_lines",
+    "error_message",
     "existing_ancestor",
+    "field_error_lines",
     "fsync_directory",
     "git_commit",
     "is_temporary",
@@ -85,6 +104,9 @@ __all__ = [
     "provenance",
     "read_stream",
     "read_text",
+    "shorten",
+    "strip_think",
+    "unknown_name",
     "write_problem",
     "yaml_error_line",
 ]

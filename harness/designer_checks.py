@@ -19,10 +19,10 @@ from designers import (
     designer_option_problems,
     parse_entry,
 )
+from envdesign_common.field_errors import ConfigError
 from harness.backends.factory import BackendUnavailable, backend_serves_models
 from harness.experiment import ExperimentConfig
 from harness.loop import make_designer
-from mapf_env import ConfigError
 from run_records import safe_name
 
 __all__ = ["DESIGNER_ERRORS", "designer_problems", "option_keys", "serves_models"]

@@ -39,10 +39,10 @@ from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 from designers import DesignerLoadError, UnknownDesigner, parse_entry, takes_context_variant
 from designers.entries import variant_suffixes
 from envdesign_common import InputError, load_yaml, path_name_problem
+from envdesign_common.field_errors import ConfigError, error_details_lines, error_message, shorten
 from harness.backends.registry import backend_names, backend_spec
-from mapf_env import MIN_SIZE, ConfigError, EnvConfig, Objective, random_config
+from mapf_env import MIN_SIZE, EnvConfig, Objective, random_config
 from mapf_env.config import read_mapping
-from mapf_env.field_errors import error_details_lines, error_message, shorten
 from mapf_env.suites import BENCHMARK_SUITES, SUITES
 from run_records import safe_name
 

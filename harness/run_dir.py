@@ -43,8 +43,8 @@ from typing import Any
 
 from designers import parse_entry
 from envdesign_common import Redactor, atomic_write_bytes, key_env_names, key_redactor
+from envdesign_common.field_errors import shorten
 from harness.experiment import ExperimentConfig
-from mapf_env.field_errors import shorten
 from run_records import (
     FAILURE_FILE,
     RESULT_FILE,

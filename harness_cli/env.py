@@ -13,13 +13,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeElapsedColumn
 
 from envdesign_common import InputError, atomic_write_bytes, provenance, read_stream, read_text
+from envdesign_common.field_errors import ConfigError, error_message
 from harness_cli.common import fail
 from harness_cli.help_pages import App
 from harness_cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance, Objective, Optimum
-from mapf_env.config import MAX_SAMPLES, ConfigError, EnvConfig, read_mapping
+from mapf_env.config import MAX_SAMPLES, EnvConfig, read_mapping
 from mapf_env.export import read_jsonl, read_parquet, write_jsonl, write_parquet
-from mapf_env.field_errors import error_message
 from mapf_env.generator import default_workers, generate
 from mapf_env.projection import project
 from mapf_env.reward import reward

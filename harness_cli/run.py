@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from designers import DesignerNotReady, UnknownDesigner
+from envdesign_common.field_errors import ConfigError
 from harness.backends.factory import BackendUnavailable
 from harness.backends.registry import backend_names, backend_spec, unknown_backend_line
 from harness.compare import compare
@@ -62,7 +63,6 @@ from harness_cli.outcome import (
     undesigned,
 )
 from harness_cli.progress import ProgressView
-from mapf_env import ConfigError
 from run_records import ResultRecord, RunDirError
 
 console = Console()

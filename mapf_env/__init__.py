@@ -6,7 +6,7 @@ answers, scores them, exports verl datasets and ships the fixed benchmark suites
 nothing from the rest of the project.
 """
 
-from mapf_env.config import ConfigError, EnvConfig, SizeConfig, random_config
+from mapf_env.config import EnvConfig, SizeConfig, random_config
 from mapf_env.export import (
     DATA_SOURCE,
     VERL_SCHEMA,
@@ -19,7 +19,6 @@ from mapf_env.export import (
     write_jsonl,
     write_parquet,
 )
-from mapf_env.field_errors import error_details_lines, error_message, field_error_lines
 from mapf_env.generator import GeneratedRound, GenerationStats, SizeStats, generate
 from mapf_env.instance import (
     HOLE,
@@ -34,7 +33,7 @@ from mapf_env.instance import (
     Path,
     Plan,
 )
-from mapf_env.parser import ParseResult, parse, strip_think
+from mapf_env.parser import ParseResult, parse
 from mapf_env.paths import Conflict, first_conflict, makespan, path_cost, plan_cost, sum_of_costs
 from mapf_env.projection import ConfigDraft, Projection, ProjectionNote, merge, project
 from mapf_env.prompt import PROMPT_VERSION, format_plan, reference_answer, render_prompt
@@ -89,7 +88,6 @@ __all__ = [
     "BenchmarkSuite",
     "Cell",
     "ConfigDraft",
-    "ConfigError",
     "Conflict",
     "EnvConfig",
     "EvalReport",
@@ -120,9 +118,6 @@ __all__ = [
     "build_suite",
     "check_plan",
     "conflict_free_plan",
-    "error_details_lines",
-    "error_message",
-    "field_error_lines",
     "find_optimum",
     "first_conflict",
     "format_plan",
@@ -147,7 +142,6 @@ __all__ = [
     "reward",
     "solve",
     "stratified",
-    "strip_think",
     "sum_of_costs",
     "to_record",
     "verify",

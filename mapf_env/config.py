@@ -4,7 +4,7 @@ An `EnvConfig` is always legal -- every size 3..10 present, ratios summing to 1,
 [0, 0.5], wait_ratio in [0, 1] -- so the generator never sees anything else. Designers' partial
 change sets reach it through `mapf_env.projection` (merge, then project, with every forced
 change recorded). Input that cannot be read -- an unknown key, a string where a number belongs,
-NaN, true/false -- is a `ConfigError` with one line per bad field (`mapf_env.field_errors`),
+NaN, true/false -- is a `ConfigError` with one line per bad field (`envdesign_common.field_errors`),
 raised here and never deep inside the generator.
 """
 
@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path as FsPath
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from envdesign_common.bounded_input import InputError, load_yaml, read_text
+from envdesign_common.field_errors import (
+    ConfigError,
+    KeyLabels,
+    bounded_repr,
+    error_message,
+    field_error_lines,
+)
 from envdesign_common.yaml_text import dump_yaml
-from mapf_env.field_errors import bounded_repr, error_message, field_error_lines
 from mapf_env.instance import SIZES, Objective, size_name
 
 MAX_HOLE_RATIO = 0.5
@@ -28,19 +34,6 @@ MAX_AGENTS = 8
 MAX_SAMPLES = 10_000_000
 RATIO_TOLERANCE = 1e-6
 _SIZE_NAME = re.compile(r"^\s*(?:size[_ ]?)?(\d+)(?:\s*x\s*(\d+))?\s*$", re.IGNORECASE)
-
-
-class ConfigError(ValueError):
-    """A configuration or change set that cannot be read; one line per bad field.
-
-    `lines` holds those lines without the origin (each starting with its dotted field path) when
-    they came from the field formatter, so a caller that nests this config in a bigger one (a
-    curriculum stage) can re-prefix them; it is empty for a message written by hand.
-    """
-
-    def __init__(self, message: str, lines: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.lines = tuple(lines)
 
 
 def _not_a_bool(value: Any) -> Any:
@@ -80,7 +73,9 @@ class SharedFields(BaseModel):
 class EnvConfig(SharedFields):
     """A legal generator configuration: every size present, ratios summing to 1, values in range."""
 
-    sizes: dict[int, SizeConfig] = Field(description="One entry per map size 3..10.")
+    sizes: Annotated[dict[int, SizeConfig], KeyLabels(size_name)] = Field(
+        description="One entry per map size 3..10."
+    )
 
     @field_validator("sizes", mode="before")
     @classmethod

@@ -23,7 +23,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mapf_env.config import ConfigError, EnvConfig
+from envdesign_common.field_errors import ConfigError
+from mapf_env.config import EnvConfig
 from mapf_env.instance import Instance, size_name
 from mapf_env.sampler import SlotOutcome, SlotSpec, sample_slot, slot_seed
 

@@ -49,11 +49,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from envdesign_common.think_tags import strip_think
 from mapf_env.instance import Cell, Path, Plan
 
-__all__ = ["ParseResult", "parse", "strip_think"]
+__all__ = ["ParseResult", "parse"]
 
-_THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
 
 _CELL_TEXT = r"[(\[][ \t]*(-?[0-9]{1,6})[ \t]*,[ \t]*(-?[0-9]{1,6})[ \t]*[)\]]"
 _CELL = re.compile(_CELL_TEXT)
@@ -103,25 +103,6 @@ class ParseResult:
 
 
 _NO_ANSWER = ParseResult(None, error="no 'Agent <n>: (r,c) (r,c) ...' line found")
-
-
-def strip_think(text: str) -> str:
-    """Drop the reasoning so that paths mentioned while thinking are never taken as the answer."""
-    if "k>" not in text and "K>" not in text:  # str.find is far cheaper than any regex
-        return text
-    kept: list[str] = []  # text outside reasoning; one linear pass, whatever the nesting
-    pos, inside = 0, False
-    for tag in _THINK_TAG.finditer(text):
-        if tag.group(1):  # </think>
-            if not inside:
-                kept.clear()  # an orphan: everything before it was reasoning
-            inside, pos = False, tag.end()
-        elif not inside:
-            kept.append(text[pos : tag.start()])
-            inside = True
-    if not inside:
-        kept.append(text[pos:])
-    return "\n".join(kept)
 
 
 def _cells(body: str) -> list[Cell] | None:

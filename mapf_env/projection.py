@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from envdesign_common.field_errors import ConfigError, KeyLabels
 from mapf_env.config import (
     MAX_HOLE_RATIO,
     RATIO_TOLERANCE,
-    ConfigError,
     EnvConfig,
     Number,
     SharedFields,
@@ -47,13 +47,13 @@ class _ChangeSet(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    sizes: dict[int, SizeDraft]
+    sizes: Annotated[dict[int, SizeDraft], KeyLabels(size_name)]
 
 
 class ConfigDraft(SharedFields):
     """A configuration that may break the constraints; `project` makes it an `EnvConfig`."""
 
-    sizes: dict[int, SizeDraft] = Field(default_factory=dict)
+    sizes: Annotated[dict[int, SizeDraft], KeyLabels(size_name)] = Field(default_factory=dict)
     notes: tuple[ProjectionNote, ...] = Field(
         default=(), description="What `merge` ignored on the way in (locked fields)."
     )

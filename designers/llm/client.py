@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from designers.llm.failures import classify
 from envdesign_common import Redactor, key_redactor, looks_like_key_variable
-from mapf_env import strip_think
+from envdesign_common.think_tags import strip_think
 
 if TYPE_CHECKING:  # httpx comes with litellm, the [api] extra: imported where a call is made
     from designers.llm.bounded_http import BoundedTransport

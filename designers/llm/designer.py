@@ -39,7 +39,7 @@ from designers.llm.variants import (
 )
 from designers.options import DesignerOptionsError
 from designers.proposal import ModelCall, Proposal
-from mapf_env import field_error_lines
+from envdesign_common.field_errors import field_error_lines
 
 EndpointField = Literal["policy_endpoint", "base_endpoint"]
 MAX_ECHO_CHARS = 4_000

@@ -17,7 +17,8 @@ from typing import Any
 import yaml
 
 from envdesign_common import InputError, YamlLimits, check_yaml
-from mapf_env import EnvConfig, Projection, merge, project, strip_think
+from envdesign_common.think_tags import strip_think
+from mapf_env import EnvConfig, Projection, merge, project
 
 MAX_ANSWER_CHARS = 20_000
 """Visible answer (reasoning removed) longer than this is rejected unread."""

@@ -11,8 +11,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from mapf_env import ConfigError
-from mapf_env.field_errors import unknown_name
+from envdesign_common.field_errors import ConfigError, unknown_name
 
 __all__ = ["preset_names", "resolve_preset"]
 

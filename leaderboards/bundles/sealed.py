@@ -35,9 +35,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from envdesign_common import MAX_FILE_BYTES
+from envdesign_common.field_errors import ConfigError
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun
-from mapf_env import ConfigError, EnvConfig
+from mapf_env import EnvConfig
 from run_records import (
     ANSWERS_DIR,
     CONFIG_FILE,

@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from envdesign_common.field_errors import ConfigError
 from mapf_env import ProjectionNote
-from mapf_env.config import ConfigError, parse_size
+from mapf_env.config import parse_size
 from mapf_env.instance import size_name
 
 FIELD_ORDER = ("ratio", "hole_ratio", "wait_ratio")

@@ -10,7 +10,8 @@ from designers import DesignContext, create_designer, sample_contexts, sample_re
 from designers.builtin.curriculum import HandCurriculumDesigner, load_schedule
 from designers.builtin.evidence import EvidenceDesigner, bounded_shares
 from designers.sample_contexts import SAMPLE_FAILURES, SAMPLE_VALID
-from mapf_env import SIZES, ConfigError, EnvConfig, random_config
+from envdesign_common.field_errors import ConfigError
+from mapf_env import SIZES, EnvConfig, random_config
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from designers.builtin.curriculum import HandCurriculumDesigner, load_schedule
-from mapf_env import ConfigError
+from envdesign_common.field_errors import ConfigError
 from tests.envdesign_common.yaml_bombs import laughs
 
 

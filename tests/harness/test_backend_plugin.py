@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from envdesign_common.field_errors import ConfigError
 from harness.backends import registry
 from harness.backends.factory import make_backend
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
-from mapf_env import ConfigError
 
 PLUGIN = Path(__file__).resolve().parent / "backend_plugin"
 SMALL = {"name": "memo", "backend": "memo", "policy": "memo", "rounds": 2,

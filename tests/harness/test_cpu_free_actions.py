@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from envdesign_common.field_errors import ConfigError
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
 from harness.backends.cpu.grpo import chunks, decisions, exact_kl, update
 from harness.backends.cpu.policy import ACTIONS, AgentPolicy
@@ -26,7 +27,6 @@ from harness.experiment import ExperimentConfig
 from leaderboards import LeaderboardError, LoadedRun, check_compatible
 from mapf_env import (
     HOLE,
-    ConfigError,
     FailureType,
     Instance,
     format_plan,

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from envdesign_common.field_errors import ConfigError
 from harness.experiment import ExperimentConfig, apply_overrides
-from mapf_env import ConfigError, EnvConfig, Objective, generate, random_config
+from mapf_env import EnvConfig, Objective, generate, random_config
 from tests.envdesign_common.yaml_bombs import NAMES, laughs
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"

@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 import harness.presets
+from envdesign_common.field_errors import ConfigError
 from harness.experiment import ExperimentConfig
 from harness.presets import preset_names, resolve_preset
 from harness_cli import app
-from mapf_env import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = Path(harness.presets.__file__).parent

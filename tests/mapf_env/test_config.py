@@ -10,14 +10,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from envdesign_common.field_errors import ConfigError
 from mapf_env import SIZES, Objective
-from mapf_env.config import (
-    MAX_HOLE_RATIO,
-    ConfigError,
-    EnvConfig,
-    parse_size,
-    random_config,
-)
+from mapf_env.config import MAX_HOLE_RATIO, EnvConfig, parse_size, random_config
 from mapf_env.projection import merge, project
 from tests.envdesign_common.yaml_bombs import laughs
 

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from envdesign_common.field_errors import ConfigError
 from mapf_env import SIZES, Objective
-from mapf_env.config import ConfigError, EnvConfig, SizeConfig, random_config
+from mapf_env.config import EnvConfig, SizeConfig, random_config
 from mapf_env.generator import conflict_slots, generate, size_counts
 from mapf_env.solver import needs_conflict_resolution
 from mapf_env.verifier import check_plan

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from envdesign_common.think_tags import strip_think
 from mapf_env.instance import Plan
-from mapf_env.parser import ParseResult, parse, strip_think
+from mapf_env.parser import ParseResult, parse
 from mapf_env.prompt import format_plan
 
 A1 = "Agent 1: (0,0) (0,1) (1,1)"

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import pytest
 
 from designers import Endpoint, create_designer
+from envdesign_common.field_errors import ConfigError
 from harness.backends import Served, ServerUnavailable, serving
 from harness.backends.processes import Launch
 from harness.backends.registry import backend_spec
@@ -25,14 +26,7 @@ from harness.backends.trl.serving import serve_argv
 from harness.backends.trl.settings import TrlSettings
 from harness.experiment import ExperimentConfig
 from harness.loop import design, shared_start
-from mapf_env import (
-    ConfigError,
-    RewardConfig,
-    RunningValidRate,
-    load_suite,
-    reference_answer,
-    reward,
-)
+from mapf_env import RewardConfig, RunningValidRate, load_suite, reference_answer, reward
 
 CPU = Placement(device="cpu", dtype="float32")
 

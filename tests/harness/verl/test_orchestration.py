@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from designers import DesignerNotReady
+from envdesign_common.field_errors import ConfigError
 from harness.backends import BackendUnavailable, ServingBackend, serving
 from harness.backends.factory import make_backend
 from harness.backends.processes import LaunchFailed
@@ -31,7 +32,6 @@ from harness.backends.verl.runtime import PPO_ENV, VerlCommands, VerlRuntime
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
-from mapf_env import ConfigError
 from run_records import TrainStep
 from tests.designers.openai_server import FAST
 

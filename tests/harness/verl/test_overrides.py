@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from envdesign_common.field_errors import ConfigError
 from harness.backends.verl import (
     DUMP_KEYS,
     REWARD_MODULE,
@@ -33,7 +34,7 @@ from harness.backends.verl.runtime import VerlRuntime
 from harness.backends.verl.settings import verl_section
 from harness.backends.verl.target import VerlTarget, resolve_target
 from harness.experiment import ExperimentConfig
-from mapf_env import ConfigError, Instance, RewardConfig, reward
+from mapf_env import Instance, RewardConfig, reward
 from tests.harness.verl.cases import PAPER_PRESET, golden_cases
 
 CASES = golden_cases()

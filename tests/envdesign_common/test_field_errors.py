@@ -7,8 +7,15 @@ import time
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mapf_env import EnvConfig, error_message, field_error_lines
-from mapf_env.field_errors import MAX_LINES, MAX_REPR, bounded_repr, describe_type
+from envdesign_common.field_errors import (
+    MAX_LINES,
+    MAX_REPR,
+    bounded_repr,
+    describe_type,
+    error_message,
+    field_error_lines,
+)
+from mapf_env import EnvConfig
 
 
 class Evidence(BaseModel):

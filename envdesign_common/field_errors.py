@@ -1,12 +1,14 @@
 """One line per bad field: the formatter every configuration error goes through.
 
 Users write configs by hand (experiment YAML, `--set`, generator configs, designer options,
-curricula) and models write change sets; either way a mistake should come back as one short
-line that names the dotted field path, the offending value, what is allowed and, for a
-misspelt key at any depth, the field that was probably meant. Pydantic's raw report repeats
-one typo once per map size and pairs it with a "field required" for the real name; both are
-collapsed here. Values are shown through a bounded repr, so a huge or self-similar document
-(a YAML alias bomb) can never make the message itself huge.
+curricula) and models write change sets; either way a mistake should come back as one short line
+that names the dotted field path, the offending value, what is allowed and, for a misspelt key at
+any depth, the field that was probably meant. Pydantic's raw report repeats one typo once per entry
+of a keyed table (a task's per-size settings) and pairs it with a "field required" for the real
+name; both are collapsed here: a field annotated with `KeyLabels` names its keys as users write
+them, and errors that differ only in such keys share one line. Values are shown through a bounded
+repr, so a huge or self-similar document (a YAML alias bomb) can never make the message itself
+huge.
 """
 
 from __future__ import annotations
@@ -16,14 +18,13 @@ import enum
 import re
 import reprlib
 import types
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
-
-from mapf_env.instance import size_name
 
 MAX_REPR = 80
 """Longest shown value: a repr is cut here, never repeated whole."""
@@ -35,8 +36,29 @@ MAX_NAMES = 12
 """Most allowed names (fields, choices) listed in one line."""
 
 _BOUNDS = {"gt": "{} <", "ge": "{} <=", "lt": "< {}", "le": "<= {}"}
-_SIZE_PARENT = "sizes"
-_SLOT = "\x00size"  # where a map size goes in a path template; no YAML key looks like it
+_SLOT = "\x00key"  # where a labelled key goes in a path template; no YAML key looks like it
+
+
+class ConfigError(ValueError):
+    """A configuration or change set that cannot be read; one line per bad field.
+
+    `lines` holds those lines without the origin (each starting with its dotted field path) when
+    they came from the field formatter, so a caller that nests this config in a bigger one (a
+    curriculum stage) can re-prefix them; it is empty for a message written by hand.
+    """
+
+    def __init__(self, message: str, lines: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.lines = tuple(lines)
+
+
+@dataclass(frozen=True)
+class KeyLabels:
+    """Marks a table field (``Annotated[dict[int, X], KeyLabels(size_name)]``) whose keys users
+    write in their own form (``7x7``): error lines name a key that way, and errors that differ
+    only in such keys share one line listing them (``sizes.{4x4,9x9}.hole_ratio``)."""
+
+    label: Callable[[Any], str]
 
 
 def _make_repr() -> reprlib.Repr:
@@ -128,7 +150,7 @@ class _Found:
 
     def __init__(self, error: ErrorDetails, walk: _Walk) -> None:
         self.error, self.loc = error, tuple(error["loc"])
-        self.path_template, self.sizes = walk.template, walk.sizes
+        self.path_template, self.keys = walk.template, walk.keys
         hint = _hint(error, walk)
         self.suggested_path = (*self.loc[:-1], hint) if hint and _is_extra(error) else None
         self.wrong = _wrong(error)
@@ -142,10 +164,10 @@ class _Found:
 
 
 def _render(prefix: str, items: list[_Found]) -> str:
-    """One line for errors that differ only in their map size; sizes and values listed once."""
+    """One line for errors that differ only in labelled keys; keys and values listed once."""
     parts = list(items[0].path_template)
-    for slot in range(len(items[0].sizes)):
-        names = list(dict.fromkeys(f.sizes[slot] for f in items))
+    for slot in range(len(items[0].keys)):
+        names = list(dict.fromkeys(f.keys[slot] for f in items))
         parts[parts.index(_SLOT)] = names[0] if len(names) == 1 else "{" + ",".join(names) + "}"
     path = ".".join(parts)
     head = f"{prefix}{path}" if path else (prefix.rstrip(" .:") or "config")
@@ -163,7 +185,8 @@ class _Walk:
         self.field: FieldInfo | None = None
         self.annotation: Any = None
         shown: list[str] = []
-        self.sizes: list[str] = []
+        self.keys: list[str] = []
+        self.labels: KeyLabels | None = None  # the labels of the table the last step entered
         tp: Any = model
         for i, part in enumerate(loc):
             tp = _strip(tp)
@@ -171,8 +194,8 @@ class _Walk:
             if member is not None:  # pydantic's tag for a union branch: not a key the user wrote
                 tp = member
                 continue
-            if i and loc[i - 1] == _SIZE_PARENT and isinstance(part, int):
-                self.sizes.append(size_name(part))
+            if self.labels is not None and isinstance(part, int):
+                self.keys.append(self.labels.label(part))
                 shown.append(_SLOT)
             else:
                 shown.append(str(part))
@@ -183,14 +206,20 @@ class _Walk:
     def _step(self, tp: Any, part: int | str, *, last: bool) -> Any:
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             self.holder, self.field = tp, _field(tp, part)
+            self.labels = _key_labels(self.field)
             return self.field.annotation if self.field else None
-        self.holder, self.field = None, None
+        self.holder, self.field, self.labels = None, None, None
         origin, args = get_origin(tp), get_args(tp)
         if origin in (dict, Mapping) and len(args) == 2:
             return args[1]
         if origin in (list, tuple, set, frozenset, Sequence) and args:
             return args[0]
         return None
+
+
+def _key_labels(field: FieldInfo | None) -> KeyLabels | None:
+    found = [m for m in field.metadata if isinstance(m, KeyLabels)] if field else []
+    return found[0] if found else None
 
 
 def _strip(tp: Any) -> Any:
