@@ -20,10 +20,8 @@ A name may carry an argument after a colon (``llm:openai/gpt-4o``); the factory 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
-from functools import cache
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
 from typing import Any
 
 from pydantic import BaseModel
@@ -36,9 +34,11 @@ from designers.options import (
     option_problems,
     validated_options,
 )
+from envdesign_common.registry import EntryPointRegistry
 
 GROUP = "harness.designers"
 FAMILY_GROUP = "harness.designer_families"
+_ANY_MODEL = "(and llm:<litellm model string>)"
 
 
 class UnknownDesigner(KeyError):
@@ -52,25 +52,34 @@ class DesignerLoadError(RuntimeError):
     """An entry point exists but does not give a usable designer."""
 
 
-@cache
-def _entry_points(group: str = GROUP) -> dict[str, EntryPoint]:
-    found: dict[str, EntryPoint] = {}
-    for ep in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
-        found.setdefault(ep.name, ep)
-    return found
+def _callable(name: str, ep: EntryPoint, loaded: object) -> Callable[..., Any]:
+    if not callable(loaded):
+        raise TypeError("is not callable")
+    return loaded
 
 
-def _members(family: str, ep: EntryPoint) -> Mapping[str, Callable[..., Any]]:
+DESIGNERS = EntryPointRegistry(
+    GROUP, "designer", _callable, unknown=UnknownDesigner, broken=DesignerLoadError
+)
+FAMILIES = EntryPointRegistry(
+    FAMILY_GROUP, "designer family", _callable, unknown=UnknownDesigner, broken=DesignerLoadError
+)
+
+
+def _members(family: str) -> Mapping[str, Callable[..., Any]]:
     """What one family lists now; `DesignerLoadError` naming it when it cannot say."""
+    value = FAMILIES.entry_points()[family].value
     try:
-        members = ep.load()()
+        members = FAMILIES.load(family)()
+    except DesignerLoadError:
+        raise
     except Exception as err:  # a broken family (or its table) must name itself
         raise DesignerLoadError(
-            f"designer family {family!r} ({ep.value}) failed to list its designers: {err}"
+            f"designer family {family!r} ({value}) failed to list its designers: {err}"
         ) from err
     if not isinstance(members, Mapping):
         raise DesignerLoadError(
-            f"designer family {family!r} ({ep.value}) gave a {type(members).__name__}, not a "
+            f"designer family {family!r} ({value}) gave a {type(members).__name__}, not a "
             "mapping of name -> factory"
         )
     return members
@@ -78,51 +87,32 @@ def _members(family: str, ep: EntryPoint) -> Mapping[str, Callable[..., Any]]:
 
 def _family_members() -> dict[str, Callable[..., Any]]:
     """Every family's members that no plain entry point shadows, by name."""
-    plain = _entry_points()
     found: dict[str, Callable[..., Any]] = {}
-    for family, ep in _entry_points(FAMILY_GROUP).items():
-        for name, factory in _members(family, ep).items():
-            if name not in plain:
+    for family in FAMILIES.names():
+        for name, factory in _members(family).items():
+            if name not in DESIGNERS:
                 found.setdefault(name, factory)
     return found
 
 
 def refresh() -> None:
     """Forget the cached entry points (after installing a plug-in in this process)."""
-    _entry_points.cache_clear()
+    DESIGNERS.refresh()
+    FAMILIES.refresh()
 
 
 def designer_names() -> list[str]:
     """Every designer's name: plain entry points and the families' members."""
-    return sorted({*_entry_points(), *_family_members()})
+    return sorted({*DESIGNERS.names(), *_family_members()})
 
 
 def _factory(name: str) -> Callable[..., Any]:
-    eps = _entry_points()
-    if name not in eps:
-        return _member(name)
-    try:
-        target: Callable[..., Any] = eps[name].load()
-    except Exception as err:  # a broken plug-in must name itself, not crash somewhere deep
-        raise DesignerLoadError(
-            f"designer {name!r} ({eps[name].value}) failed to load: {err}"
-        ) from err
-    if not callable(target):
-        raise DesignerLoadError(f"designer {name!r} ({eps[name].value}) is not callable")
-    return target
-
-
-def _member(name: str) -> Callable[..., Any]:
-    """A family member's factory; `UnknownDesigner`, with close names, when none is `name`."""
+    if name in DESIGNERS:
+        return DESIGNERS.load(name)
     members = _family_members()
     if name not in members:
-        known = sorted({*_entry_points(), *members})
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise UnknownDesigner(
-            f"no designer {name!r}{hint} Available: {', '.join(known)} "
-            "(and llm:<litellm model string>)"
-        )
+        known = {*DESIGNERS.names(), *members}
+        raise UnknownDesigner(DESIGNERS.unknown_line(name, known, tail=_ANY_MODEL))
     if not callable(members[name]):
         raise DesignerLoadError(f"designer {name!r} (a family member) is not callable")
     return members[name]
@@ -192,21 +182,17 @@ def _suffix_options(
 def describe_designers() -> dict[str, str]:
     """Name -> one-line description of every registered designer (loads each entry point); a
     family that cannot list its members shows as one broken row under its own name."""
-    out: dict[str, str] = {}
-    for name in _entry_points():
+    out = DESIGNERS.describe(_description)
+    for family in FAMILIES.names():
         try:
-            out[name] = _description(_factory(name))
-        except DesignerLoadError as err:
-            out[name] = f"(broken: {err})"
-    for family, ep in _entry_points(FAMILY_GROUP).items():
-        try:
-            members = _members(family, ep)
+            members = _members(family)
         except DesignerLoadError as err:
             out.setdefault(family, f"(broken: {err})")
             continue
         for name, factory in members.items():
-            out.setdefault(name, _description(factory))
-    return {name: text.splitlines()[0] if text else "" for name, text in sorted(out.items())}
+            text = _description(factory)
+            out.setdefault(name, text.splitlines()[0] if text else "")
+    return dict(sorted(out.items()))
 
 
 def _description(target: Any) -> str:

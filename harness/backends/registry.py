@@ -10,14 +10,14 @@ closest known ones, as designers are.
 
 from __future__ import annotations
 
-import difflib
-from functools import cache
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
 
+from envdesign_common.registry import EntryPointRegistry
 from harness.backends.base import BackendUnavailable
 from harness.backends.spec import BackendSpec
 
 __all__ = [
+    "BACKENDS",
     "GROUP",
     "BackendLoadError",
     "UnknownBackend",
@@ -39,62 +39,38 @@ class BackendLoadError(BackendUnavailable):
     """An entry point exists but does not give a usable `BackendSpec`."""
 
 
-@cache
-def _entry_points() -> dict[str, EntryPoint]:
-    found: dict[str, EntryPoint] = {}
-    for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
-        found.setdefault(ep.name, ep)
-    return found
+def _spec(name: str, ep: EntryPoint, loaded: object) -> BackendSpec:
+    if not isinstance(loaded, BackendSpec):
+        raise TypeError(f"is a {type(loaded).__name__}, not a BackendSpec")
+    if loaded.name != name:
+        raise ValueError(f"calls itself {loaded.name!r}: give the entry point the spec's name")
+    return loaded
+
+
+BACKENDS = EntryPointRegistry(
+    GROUP, "backend", _spec, unknown=UnknownBackend, broken=BackendLoadError
+)
 
 
 def refresh() -> None:
     """Forget the cached entry points and specs (after installing a plug-in in this process)."""
-    _entry_points.cache_clear()
-    backend_spec.cache_clear()
+    BACKENDS.refresh()
 
 
 def backend_names() -> list[str]:
-    return sorted(_entry_points())
+    return BACKENDS.names()
 
 
 def unknown_backend_line(name: str) -> str:
     """`name` is no backend: the names there are, and the closest."""
-    names = backend_names()
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"no backend {name!r}{hint} Available: {', '.join(names)}"
+    return BACKENDS.unknown_line(name)
 
 
-@cache
 def backend_spec(name: str) -> BackendSpec:
     """The spec of backend `name`, loaded now; `UnknownBackend` with a did-you-mean."""
-    eps = _entry_points()
-    if name not in eps:
-        raise UnknownBackend(unknown_backend_line(name))
-    try:
-        spec = eps[name].load()
-    except Exception as err:  # a broken plug-in must name itself, not crash somewhere deep
-        raise BackendLoadError(
-            f"backend {name!r} ({eps[name].value}) failed to load: {err}"
-        ) from err
-    if not isinstance(spec, BackendSpec):
-        raise BackendLoadError(
-            f"backend {name!r} ({eps[name].value}) is a {type(spec).__name__}, not a BackendSpec"
-        )
-    if spec.name != name:
-        raise BackendLoadError(
-            f"backend {name!r} ({eps[name].value}) calls itself {spec.name!r}: give the entry "
-            "point the spec's name"
-        )
-    return spec
+    return BACKENDS.load(name)
 
 
 def describe_backends() -> dict[str, str]:
     """Name -> one-line description of every registered backend (loads each spec)."""
-    out: dict[str, str] = {}
-    for name in backend_names():
-        try:
-            out[name] = backend_spec(name).description.splitlines()[0]
-        except BackendUnavailable as err:
-            out[name] = f"(broken: {err})"
-    return out
+    return BACKENDS.describe(lambda spec: spec.description)
