@@ -21,7 +21,6 @@ from designers.base import (
     own_initial_config,
 )
 from designers.conformance import DesignerConformanceError, check_designer
-from designers.conformance_rules import ConformanceProblem
 from designers.context import DesignContext, Endpoint, RoundRecord, TrainingInfo
 from designers.design_step import (
     CONTRACT_BROKEN,
@@ -44,6 +43,7 @@ from designers.registry import (
     takes_context_variant,
 )
 from designers.sample_contexts import sample_contexts, sample_report
+from envdesign_common.conformance import ConformanceProblem
 
 __all__ = [
     "CONTRACT_BROKEN",

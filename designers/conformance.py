@@ -35,13 +35,10 @@ context where none came back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
-from typing import Any
+from collections.abc import Sequence
 
 from designers.base import Designer, ensure_ready
 from designers.conformance_rules import (
-    ConformanceProblem,
     identity_problems,
     initial_config_problems,
     not_a_designer,
@@ -52,33 +49,17 @@ from designers.conformance_rules import (
 from designers.context import DesignContext
 from designers.proposal import Proposal
 from designers.sample_contexts import sample_contexts
+from envdesign_common.conformance import ConformanceError, ConformanceProblem, collect_problems
 
 
-class DesignerConformanceError(ValueError):
-    """A designer breaks the designer contract; `problems` holds one entry per broken rule.
+class DesignerConformanceError(ConformanceError):
+    """A designer breaks the designer contract; `problems` holds one entry per broken rule."""
 
-    A ValueError, as the project's other errors for bad input (`ConfigError`,
-    `DesignerOptionsError`) are: the designer is a bad argument to `check_designer`. Not an
-    AssertionError, so that a designer which breaks a rule stays distinct from one whose own
-    ``assert`` failed inside ``propose`` (reported as the ``propose`` check).
-    """
-
-    def __init__(self, designer: str, problems: Sequence[ConformanceProblem]) -> None:
-        self.designer = designer
-        self.problems = tuple(problems)
-        count = len(self.problems)
-        lines = "".join(f"\n  {problem}" for problem in self.problems)
-        super().__init__(
-            f"designer {designer!r} has {count} conformance problem{'s' * (count != 1)}:{lines}"
-        )
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.designer, self.problems))
+    kind = "designer"
 
     @property
-    def checks(self) -> tuple[str, ...]:
-        """The names of the failed checks, in the order they were found."""
-        return tuple(problem.check for problem in self.problems)
+    def designer(self) -> str:
+        return self.name
 
 
 def check_designer(
@@ -108,27 +89,17 @@ def check_designer(
         )
     ensure_ready(designer)
     found: dict[tuple[str, str], ConformanceProblem] = {}
-    _collect(found, identity_problems(designer), "")
+    collect_problems(found, identity_problems(designer), "")
     proposals = []
     for i, ctx in enumerate(chosen):
         where = f"context {i}: round {ctx.round} of {ctx.total_rounds}, seed {ctx.seed}"
         proposal, problems = _context_problems(designer, ctx, check_determinism)
-        _collect(found, problems, where)
+        collect_problems(found, problems, where)
         if proposal is not None:
             proposals.append(proposal)
     if found:
         raise DesignerConformanceError(label, list(found.values()))
     return tuple(proposals)
-
-
-def _collect(
-    found: dict[tuple[str, str], ConformanceProblem],
-    problems: Iterable[ConformanceProblem],
-    where: str,
-) -> None:
-    """Keep each problem once (same check, same fix), at the first context that showed it."""
-    for problem in problems:
-        found.setdefault((problem.check, problem.fix), replace(problem, context=where))
 
 
 def _context_problems(

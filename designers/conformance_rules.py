@@ -17,26 +17,13 @@ from pydantic import ValidationError
 from designers.base import Designer, backend_endpoints, own_initial_config
 from designers.context import DesignContext
 from designers.proposal import Proposal
+from envdesign_common.conformance import ConformanceProblem
 from mapf_env import EnvConfig, project
 from mapf_env.instance import size_name
 
 FIXED_FIELDS = ("n_agents", "samples", "objective")
 """The experiment's fields a proposal keeps; a round 0 of the designer's own keeps the first two
 (the loop sets its objective)."""
-
-
-@dataclass(frozen=True)
-class ConformanceProblem:
-    """One broken rule: the check's name, the context it showed on, what was seen, the fix."""
-
-    check: str
-    seen: str
-    fix: str
-    context: str = ""
-
-    def __str__(self) -> str:
-        where = f" ({self.context})" if self.context else ""
-        return f"{self.check}{where}: {self.seen}; {self.fix}"
 
 
 def propose_once(

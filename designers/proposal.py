@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from envdesign_common import TextDigest
-from mapf_env import EnvConfig, ProjectionNote
+from envdesign_common.projection_notes import ProjectionNote
+from mapf_env import EnvConfig
 
 
 class ModelCall(BaseModel):

@@ -1,17 +1,17 @@
 """What every package of the project shares below the testbed: atomic files, provenance, bounded
 input, names that become paths, and how model text is stored (bounded, with keys redacted).
 
-`atomic_files` writes a file whole or not at all; `provenance` stamps everything written with
-the package version and git commit; `bounded_input` reads what users write (files, YAML) with
-bounded memory and time; `path_names` says why a user's string cannot name a directory;
-`bounded_text` cuts oversized model text to an excerpt with the whole text's length and
-checksum; `redaction` masks the values of key variables in whatever is written; `writable` says
-why an output cannot be created where it was asked for, before any work; `yaml_text` writes
-YAML; `field_errors` turns a refused config into one line per bad field (`ConfigError`);
-`think_tags` drops a model's reasoning from its text; `registry` finds plug-ins of every kind
-by entry point. They sit under
-the testbed because the testbed itself reads configs and writes datasets and suites with them,
-and every other package reads and writes the same way.
+`atomic_files` writes a file whole or not at all; `provenance` stamps everything written with the
+package version and git commit; `bounded_input` reads what users write (files, YAML) with bounded
+memory and time; `path_names` says why a user's string cannot name a directory; `bounded_text` cuts
+oversized model text to an excerpt with the whole text's length and checksum; `redaction` masks the
+values of key variables in whatever is written; `writable` says why an output cannot be created
+where it was asked for, before any work; `yaml_text` writes YAML; `field_errors` turns a refused
+config into one line per bad field (`ConfigError`); `projection_notes` records what projecting a
+designer's draft changed; `think_tags` drops a model's reasoning from its text; `conformance` is
+what a plug-in check reports; `registry` finds plug-ins of every kind by entry point. They sit
+under the testbed because the testbed itself reads configs and writes datasets and suites with
+them, and every other package reads and writes the same way.
 """
 
 from envdesign_common.atomic_files import (
@@ -41,6 +41,7 @@ from envdesign_common.bounded_text import (
     TextDigest,
     bounded,
 )
+from envdesign_common.conformance import ConformanceError, ConformanceProblem, collect_problems
 from envdesign_common.field_errors import (
     ConfigError,
     KeyLabels,
@@ -52,6 +53,7 @@ from envdesign_common.field_errors import (
     unknown_name,
 )
 from envdesign_common.path_names import MAX_NAME_CHARS, path_name_problem
+from envdesign_common.projection_notes import ProjectionNote
 from envdesign_common.provenance import DISTRIBUTION, git_commit, package_version, provenance
 from envdesign_common.redaction import (
     MIN_SECRET_CHARS,
@@ -77,8 +79,11 @@ __all__ = [
     "TAIL_CHARS",
     "TEMP_SUFFIX",
     "ConfigError",
+    "ConformanceError",
+    "ConformanceProblem",
     "InputError",
     "KeyLabels",
+    "ProjectionNote",
     "Redactor",
     "TextDigest",
     "YamlLimits",
@@ -87,6 +92,7 @@ __all__ = [
     "bounded",
     "bounded_repr",
     "check_yaml",
+    "collect_problems",
     "dump_yaml",
     "error_details_lines",
     "error_message",

@@ -35,7 +35,7 @@ from mapf_env.instance import (
 )
 from mapf_env.parser import ParseResult, parse
 from mapf_env.paths import Conflict, first_conflict, makespan, path_cost, plan_cost, sum_of_costs
-from mapf_env.projection import ConfigDraft, Projection, ProjectionNote, merge, project
+from mapf_env.projection import ConfigDraft, Projection, merge, project
 from mapf_env.prompt import PROMPT_VERSION, format_plan, reference_answer, render_prompt
 from mapf_env.report import EvalReport, RateCounts
 from mapf_env.reward import (
@@ -101,7 +101,6 @@ __all__ = [
     "Path",
     "Plan",
     "Projection",
-    "ProjectionNote",
     "RateCounts",
     "RewardBreakdown",
     "RewardConfig",

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from envdesign_common.field_errors import ConfigError, KeyLabels
+from envdesign_common.projection_notes import ProjectionNote
 from mapf_env.config import (
     MAX_HOLE_RATIO,
     RATIO_TOLERANCE,
@@ -62,20 +63,6 @@ class ConfigDraft(SharedFields):
     @classmethod
     def _size_keys(cls, value: Any) -> Any:
         return normalise_size_keys(value)
-
-
-class ProjectionNote(BaseModel):
-    """One value the projection (or merge) changed, and why."""
-
-    model_config = ConfigDict(frozen=True)
-
-    field: str = Field(description="Dotted path, e.g. 'sizes.7x7.hole_ratio'.")
-    before: float | int | str | None
-    after: float | int | str | None
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.before!r} -> {self.after!r} ({self.reason})"
 
 
 ConfigDraft.model_rebuild()

@@ -8,7 +8,8 @@ everything):
     harness | leaderboards   the round loop | the boards (neither imports the other)
     run_records              the record contract both of them rely on
     designers
-    mapf_env                 the testbed
+    tasks                    what is learned and judged, behind one interface
+    mapf_env                 the first task's domain: the testbed
     envdesign_common         atomic files and provenance, which the testbed writes with too
 
 Every import counts, the ones inside functions (optional SDKs) and under `TYPE_CHECKING`
@@ -31,11 +32,12 @@ ROOT = Path(__file__).resolve().parents[1]
 FLOORS: dict[str, int] = {
     "envdesign_common": 0,
     "mapf_env": 1,
-    "designers": 2,
-    "run_records": 3,
-    "harness": 4,
-    "leaderboards": 4,
-    "harness_cli": 5,
+    "tasks": 2,
+    "designers": 3,
+    "run_records": 4,
+    "harness": 5,
+    "leaderboards": 5,
+    "harness_cli": 6,
 }
 
 

@@ -15,9 +15,9 @@ from importlib.resources import files
 from string import Template
 
 from designers.context import DesignContext, RoundRecord
-from mapf_env import EnvConfig, GenerationStats
 from mapf_env.instance import size_name
 from mapf_env.report import FAILURE_TYPES, EvalReport, RateCounts
+from tasks.mapf_frozenlake.describe import compact_config, stats_lines
 
 
 @cache
@@ -76,19 +76,6 @@ def report_table(report: EvalReport) -> str:
     return "\n".join(lines)
 
 
-def stats_lines(stats: GenerationStats) -> str:
-    """What the generator achieved against what was asked, one line per size."""
-    lines = ["Generator achieved (asked -> reached):"]
-    for size, s in sorted(stats.sizes.items()):
-        lines.append(
-            f"- {size_name(size)}: {s.generated}/{s.requested} samples, "
-            f"hole_ratio {s.target_hole_ratio:.2f} -> {s.hole_ratio:.2f}, "
-            f"wait_ratio {s.target_wait_ratio:.2f} -> {s.wait_ratio:.2f}"
-        )
-    lines += [f"- shortfall: {line}" for line in stats.shortfalls()]
-    return "\n".join(lines)
-
-
 def render_failures(ctx: DesignContext) -> str:
     """F: the latest validation breakdown and the generator's achieved statistics."""
     parts = []
@@ -102,15 +89,6 @@ def render_failures(ctx: DesignContext) -> str:
 def render_guidelines(ctx: DesignContext) -> str:
     """G: the task guidelines (easy-to-hard, keep all sizes, fixed budget)."""
     return load_prompt("guidelines.md").rstrip() + "\n"
-
-
-def compact_config(config: EnvConfig) -> str:
-    """One line per size: short enough that several rounds fit in the history."""
-    return "\n".join(
-        f"  {size_name(s)}: ratio {c.ratio:.3f}, hole_ratio {c.hole_ratio:.3f}, "
-        f"wait_ratio {c.wait_ratio:.3f}"
-        for s, c in sorted(config.sizes.items())
-    )
 
 
 def _history_entry(record: RoundRecord) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envdesign_common.field_errors import ConfigError
-from mapf_env import ProjectionNote
+from envdesign_common.projection_notes import ProjectionNote
 from mapf_env.config import parse_size
 from mapf_env.instance import size_name
 

@@ -3,8 +3,8 @@ projection notes with numbers to 6 significant digits."""
 
 from __future__ import annotations
 
+from envdesign_common.projection_notes import ProjectionNote
 from leaderboards.site.changes import ChangesTable, changes_table, projection_rows, value_text
-from mapf_env import ProjectionNote
 
 
 def test_sizes_sort_as_numbers_in_every_key_form_and_fields_keep_config_order() -> None:

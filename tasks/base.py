@@ -1,0 +1,195 @@
+"""What a task is to the harness: the `Task` protocol and the values it hands back.
+
+A task is what a policy learns and is judged on. It owns everything the round loop, the
+designers and the boards must not know of a domain: the configuration a designer may change
+(and its bounds), how a designer's draft becomes a valid configuration, seeded generation,
+the fixed suites, the prompt, judging an answer, the reward, and how a configuration and its
+failures read to an LLM designer. Everything else -- training, evaluation, records, boards --
+sees items only as opaque values passed back to the task that made them, so a second family
+of tasks comes in as one package and one entry-point line.
+
+Values crossing the seam are small frozen dataclasses (`Judgement` is built once per rollout
+in training), not pydantic models; the configuration and the generator's statistics are the
+task's own pydantic models, so records store and validate them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel
+
+from envdesign_common.projection_notes import ProjectionNote
+
+__all__ = [
+    "Generated",
+    "Judgement",
+    "Knob",
+    "Projected",
+    "Suite",
+    "SuiteItem",
+    "Task",
+    "TaskSpec",
+]
+
+ConfigT = TypeVar("ConfigT", bound=BaseModel)
+ItemT = TypeVar("ItemT")
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One value of the configuration a designer may change, and the bounds projection keeps
+    it in. `path` is dotted as a designer writes it; ``*`` stands for every key of a table
+    (``sizes.*.hole_ratio``). A share (``share=True``) is one of a group of values that
+    projection renormalises to sum to 1, so its bounds hold before renormalising."""
+
+    path: str
+    low: float
+    high: float
+    description: str
+    integer: bool = False
+    share: bool = False
+
+
+@dataclass(frozen=True)
+class Projected(Generic[ConfigT]):
+    """A draft made valid: the configuration and a note per value projection changed."""
+
+    config: ConfigT
+    notes: tuple[ProjectionNote, ...] = ()
+
+
+@dataclass(frozen=True)
+class Generated(Generic[ItemT]):
+    """One round's items and what generation achieved against what was asked (the task's own
+    statistics model; a designer sees it as environment statistics)."""
+
+    items: tuple[ItemT, ...]
+    stats: BaseModel
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """One answer judged.
+
+    `valid` means the answer is correct by the task's rules; `score` in [0, 1] is the task's
+    own grade (1.0 for a valid answer of a pass/fail task; partial credit where the task's
+    scorer gives it). `failure` is the first broken rule, one of the task's `failure_types`,
+    None when valid. `optimal` maps each of the task's `optimal_kinds` to whether the answer
+    is also optimal in that sense (None where the item carries no known optimum).
+    """
+
+    valid: bool
+    score: float
+    failure: str | None
+    optimal: Mapping[str, bool | None] = field(default_factory=dict)
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class SuiteItem(Generic[ItemT]):
+    """One item of a fixed suite and the value of each of the task's cuts it counts under."""
+
+    id: str
+    item: ItemT
+    cuts: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Suite(Generic[ItemT]):
+    """A fixed, versioned evaluation set. `checksum` is the one the task ships (its manifest);
+    `Task.checksum` recomputes it from the items, so a changed suite cannot pass as the old."""
+
+    name: str
+    version: int
+    items: tuple[SuiteItem[ItemT], ...]
+    checksum: str
+
+
+@runtime_checkable
+class Task(Protocol[ConfigT, ItemT]):
+    """A task family at one version, built with its settings."""
+
+    id: str
+    """Versioned, Gymnasium-style: ``mapf-frozenlake-v2``. Records and boards carry it; a board
+    never pools runs of two ids."""
+    description: str
+    config_model: type[ConfigT]
+    cuts: tuple[str, ...]
+    """What boards group results by (``size``, ``subset``, ``hole`` for MAPF)."""
+    failure_types: tuple[str, ...]
+    """The task's taxonomy of wrong answers, in the order its checks run."""
+    optimal_kinds: tuple[str, ...]
+    """The senses in which a valid answer can be optimal; empty for a task without optima."""
+    reward_bounds: tuple[float, float]
+    suite_names: tuple[str, ...]
+
+    def initial_config(self, seed: int) -> ConfigT:
+        """Round 0's shared configuration for seed `seed`."""
+        ...
+
+    def knobs(self) -> tuple[Knob, ...]:
+        """What a designer may change, with bounds (task-generic designers read only this)."""
+        ...
+
+    def project(self, current: ConfigT, draft: Mapping[str, Any] | None) -> Projected[ConfigT]:
+        """`draft` (only the changes) merged onto `current` and projected onto valid
+        configurations; raises `envdesign_common.ConfigError` for a draft that cannot be read."""
+        ...
+
+    def generate(
+        self, config: ConfigT, seed: int, *, workers: int | None = None
+    ) -> Generated[ItemT]:
+        """The round's items: the same seed gives identical items."""
+        ...
+
+    def suite(self, name: str) -> Suite[ItemT]:
+        """A fixed suite by name; KeyError naming the suites there are."""
+        ...
+
+    def checksum(self, suite: Suite[ItemT]) -> str:
+        """The checksum of `suite`'s content, recomputed from its items as the task's shipped
+        checksums were computed."""
+        ...
+
+    def prompt(self, item: ItemT) -> list[dict[str, str]]:
+        """Chat messages (system, user) asking for the item's answer."""
+        ...
+
+    def reference_answer(self, item: ItemT) -> str | None:
+        """A known-good answer, where the item carries one."""
+        ...
+
+    def judge(self, item: ItemT, answer: str) -> Judgement: ...
+
+    def reward(
+        self, item: ItemT, answer: str, *, valid_rate: float = 0.0, n_tokens: int | None = None
+    ) -> float:
+        """The training reward, within `reward_bounds`; `valid_rate` is the trainer's running
+        valid rate (a task whose reward shifts weight as the policy improves reads it)."""
+        ...
+
+    def describe_config(self, config: ConfigT) -> str:
+        """A configuration as an LLM designer reads it: compact, deterministic text."""
+        ...
+
+    def describe_stats(self, stats: BaseModel) -> str:
+        """What generation achieved against what was asked (`Generated.stats`), as text."""
+        ...
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A task's declaration, the value of its entry point: light to import (`build` imports the
+    task's own packages), with the typed settings the experiment's section is checked against."""
+
+    id: str
+    description: str
+    build: Callable[[BaseModel | None], Task[Any, Any]]
+    settings: type[BaseModel] | None = None
+    """The model of the experiment's task section, filled with its defaults when missing;
+    None: the task takes no settings."""
+    extra: str | None = None
+    """The pip extra its build needs (``reasoning-gym``), named when the import fails."""

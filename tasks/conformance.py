@@ -1,0 +1,300 @@
+"""`check_task`: does a task keep the contract the harness relies on?
+
+The round loop trains on whatever a task generates, the boards compare whatever it judges, and a
+resumed or re-scored run trusts that the same seed and the same suite mean the same items. A
+task that breaks one of those assumptions skews every comparison run on it, quietly. So, as
+`check_designer` does for designers, one function checks a task -- the same function the
+project's tests run over every registered task -- and reports every broken rule at once, each
+with its fix (`TaskConformanceError`):
+
+- ``identity``: a versioned id (``name-vN``), a description, cuts, a config model, sane bounds;
+- ``initial_config``: round 0's configuration is valid as it stands (projecting it changes
+  nothing) and the same seed gives the same one;
+- ``deterministic``: the same configuration and seed generate identical items, prompts
+  included (the harness promises that a seed reproduces a run);
+- ``generate``: generation gives items, and statistics the task can describe;
+- ``knobs``: each declared knob exists in the configuration, and a draft pushing it past its
+  bound is projected back within it;
+- ``reference``: where the task has a reference answer, it judges valid, with full score;
+- ``judge``: judging never raises on any text, its failure is one of the task's failure types,
+  its optimal flags are the task's optimal kinds, its score lies in [0, 1];
+- ``reward``: the reward of any answer lies within `reward_bounds`;
+- ``suites``: every suite loads, its items carry every cut, and its content matches its
+  checksum;
+- ``describe``: the configuration and statistics render to non-empty text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from envdesign_common.conformance import ConformanceError, ConformanceProblem, collect_problems
+from envdesign_common.field_errors import ConfigError
+from tasks.base import Judgement, Knob, Suite, Task
+from tasks.registry import family_of
+
+__all__ = ["HOSTILE_ANSWERS", "TaskConformanceError", "check_task"]
+
+HOSTILE_ANSWERS = (
+    "",
+    "I don't know.",
+    "<think>unfinished",
+    "\x00\ufffd" * 50,
+    "Agent 1: (0,0) (0,1)\n" * 200,
+    "9" * 5000,
+)
+"""Answers every judge and reward must take without raising: empty, prose, an unclosed
+reasoning block, control characters, a long repetition, a huge number."""
+
+
+class TaskConformanceError(ConformanceError):
+    """A task breaks the task contract; `problems` holds one entry per broken rule."""
+
+    kind = "task"
+
+
+def check_task(
+    task: object,
+    *,
+    seeds: Sequence[int] = (0, 1),
+    config: BaseModel | None = None,
+    suite_items: int = 20,
+) -> None:
+    """Check `task` (any object: one without the `Task` protocol fails the first check); raise
+    `TaskConformanceError` naming every rule it breaks.
+
+    Generation runs on `config` (default: the task's round-0 configuration of each seed), so a
+    task whose round is large can be checked on a small one. `suite_items` caps how many items
+    of each suite are judged with their reference answers (every item is checksummed).
+    """
+    label = str(getattr(task, "id", "") or type(task).__name__)
+    if not isinstance(task, Task):
+        missing = ", ".join(_missing_members(task))
+        raise TaskConformanceError(
+            label,
+            [ConformanceProblem("protocol", f"missing {missing}",
+                                "implement every member of tasks.Task")],
+        )  # fmt: skip
+    found: dict[tuple[str, str], ConformanceProblem] = {}
+    collect_problems(found, _identity(task), "")
+    for seed in seeds:
+        where = f"seed {seed}"
+        chosen = config if config is not None else _initial(task, seed, found, where)
+        if chosen is None:
+            continue
+        collect_problems(found, _generation(task, chosen, seed), where)
+        collect_problems(found, _knobs(task, chosen), where)
+    for name in task.suite_names:
+        collect_problems(found, _suite(task, name, suite_items), f"suite {name}")
+    if found:
+        raise TaskConformanceError(label, list(found.values()))
+
+
+def _missing_members(task: object) -> list[str]:
+    members = [m for m in dir(Task) if not m.startswith("_")] + list(Task.__annotations__)
+    return sorted({m for m in members if not hasattr(task, m)}) or ["nothing (wrong types)"]
+
+
+def _problem(check: str, seen: str, fix: str) -> ConformanceProblem:
+    return ConformanceProblem(check, seen, fix)
+
+
+def _identity(task: Task[Any, Any]) -> Iterator[ConformanceProblem]:
+    if family_of(task.id)[1] is None:
+        yield _problem("identity", f"id {task.id!r} has no version",
+                       "name it <family>-v<N>, e.g. my-task-v1")  # fmt: skip
+    if not str(task.description).strip():
+        yield _problem("identity", "the description is empty", "say in one line what is learned")
+    if not task.cuts or len(set(task.cuts)) != len(task.cuts):
+        yield _problem("identity", f"cuts {task.cuts!r} are empty or repeat a name",
+                       "name each cut a board groups results by once")  # fmt: skip
+    if not (isinstance(task.config_model, type) and issubclass(task.config_model, BaseModel)):
+        yield _problem("identity", f"config_model is {task.config_model!r}",
+                       "give the pydantic model of the task's configuration")  # fmt: skip
+    low, high = task.reward_bounds
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        yield _problem("identity", f"reward_bounds {task.reward_bounds!r} are not an interval",
+                       "give finite (low, high) with low < high")  # fmt: skip
+
+
+def _initial(
+    task: Task[Any, Any], seed: int, found: dict[tuple[str, str], ConformanceProblem], where: str
+) -> BaseModel | None:
+    try:
+        first, again = task.initial_config(seed), task.initial_config(seed)
+        projected = task.project(first, {})
+    except Exception as err:  # the checker reports a crash like any other broken rule
+        collect_problems(found, [_crash("initial_config", err)], where)
+        return None
+    problems = []
+    if first != again:
+        problems.append(_problem("initial_config", "the same seed gave two configurations",
+                                 "draw round 0 only from the seed"))  # fmt: skip
+    if projected.notes or projected.config != first:
+        notes = "; ".join(str(n) for n in projected.notes) or "the configuration changed"
+        problems.append(_problem("initial_config", f"projecting round 0 changed it ({notes})",
+                                 "return a configuration that is valid as it stands"))  # fmt: skip
+    collect_problems(found, problems, where)
+    return first if isinstance(first, BaseModel) else None
+
+
+def _crash(check: str, err: BaseException) -> ConformanceProblem:
+    return _problem(check, f"raised {type(err).__name__}: {err}",
+                    "it must not raise on valid input")  # fmt: skip
+
+
+def _generation(task: Task[Any, Any], config: BaseModel, seed: int) -> Iterator[ConformanceProblem]:
+    try:
+        made = task.generate(config, seed, workers=1)
+        again = task.generate(config, seed, workers=1)
+    except Exception as err:
+        yield _crash("generate", err)
+        return
+    if not made.items:
+        yield _problem("generate", "no items", "generate at least one item from a valid config")
+        return
+    try:
+        same = made.items == again.items and [task.prompt(i) for i in made.items] == [
+            task.prompt(i) for i in again.items
+        ]
+    except Exception as err:
+        yield _crash("deterministic", err)
+        return
+    if not same:
+        yield _problem("deterministic", "the same config and seed gave different items",
+                       "draw every random choice from a generator seeded by `seed`")  # fmt: skip
+    yield from _describe(task, config, made.stats)
+    yield from _judging(task, made.items[:50])
+
+
+def _describe(
+    task: Task[Any, Any], config: BaseModel, stats: BaseModel
+) -> Iterator[ConformanceProblem]:
+    renders: dict[str, Callable[[], object]] = {
+        "config": lambda: task.describe_config(config),
+        "stats": lambda: task.describe_stats(stats),
+    }
+    for what, render in renders.items():
+        try:
+            text = render()
+        except Exception as err:
+            yield _crash("describe", err)
+            continue
+        if not isinstance(text, str) or not text.strip():
+            yield _problem("describe", f"describe_{what} gave {text!r}",
+                           "return the text an LLM designer reads")  # fmt: skip
+
+
+def _judging(task: Task[Any, Any], items: Iterable[Any]) -> Iterator[ConformanceProblem]:
+    for item in items:
+        reference = task.reference_answer(item)
+        answers = [*HOSTILE_ANSWERS, *([reference] if reference is not None else [])]
+        for answer in answers:
+            try:
+                verdict = task.judge(item, answer)
+                paid = task.reward(item, answer, valid_rate=0.5)
+            except Exception as err:
+                yield _crash("judge", err)
+                return
+            yield from _verdict_problems(task, verdict)
+            low, high = task.reward_bounds
+            if not (isinstance(paid, int | float) and low <= paid <= high):
+                yield _problem("reward", f"reward {paid!r} outside {task.reward_bounds}",
+                               "keep the reward within reward_bounds")  # fmt: skip
+        if reference is not None and not (verdict.valid and verdict.score == 1.0):
+            yield _problem("reference", f"the reference answer judged {verdict}",
+                           "judge the task's own reference answer valid with score 1")  # fmt: skip
+
+
+def _verdict_problems(task: Task[Any, Any], verdict: Judgement) -> Iterator[ConformanceProblem]:
+    if not isinstance(verdict, Judgement):
+        yield _problem("judge", f"judge gave a {type(verdict).__name__}", "return a Judgement")
+        return
+    if not verdict.valid and verdict.failure not in task.failure_types:
+        yield _problem("judge", f"failure {verdict.failure!r} is not a failure type",
+                       f"use one of {', '.join(task.failure_types)}")  # fmt: skip
+    if not set(verdict.optimal) <= set(task.optimal_kinds):
+        yield _problem("judge", f"optimal flags {sorted(verdict.optimal)} are not optimal kinds",
+                       f"use only {', '.join(task.optimal_kinds) or 'none'}")  # fmt: skip
+    if not (isinstance(verdict.score, int | float) and 0.0 <= verdict.score <= 1.0):
+        yield _problem("judge", f"score {verdict.score!r} outside [0, 1]",
+                       "grade answers from 0 to 1")  # fmt: skip
+
+
+def _knobs(task: Task[Any, Any], config: BaseModel) -> Iterator[ConformanceProblem]:
+    dumped = config.model_dump(mode="json")
+    for knob in task.knobs():
+        paths = list(_expand(dumped, knob.path.split(".")))
+        if not paths:
+            yield _problem("knobs", f"knob {knob.path!r} names nothing in the configuration",
+                           "declare knobs by their dotted path in the config")  # fmt: skip
+            continue
+        if knob.share:
+            continue  # shares are renormalised together, so one alone has no bound to test
+        yield from _bounded(task, config, knob, paths[0])
+
+
+def _expand(
+    data: Any, parts: Sequence[str], done: tuple[str, ...] = ()
+) -> Iterator[tuple[str, ...]]:
+    if not parts:
+        yield done
+        return
+    if not isinstance(data, Mapping):
+        return
+    keys = list(data) if parts[0] == "*" else [parts[0]] if parts[0] in data else []
+    for key in keys:
+        yield from _expand(data[key], parts[1:], (*done, str(key)))
+
+
+def _bounded(
+    task: Task[Any, Any], config: BaseModel, knob: Knob, path: tuple[str, ...]
+) -> Iterator[ConformanceProblem]:
+    for value in (knob.high + 1.0, knob.low - 1.0):
+        draft: dict[str, Any] = {}
+        cursor = draft
+        for part in path[:-1]:
+            cursor = cursor.setdefault(part, {})
+        cursor[path[-1]] = value
+        try:
+            got: Any = task.project(config, draft).config.model_dump(mode="json")
+        except (ConfigError, ValidationError):
+            continue  # refusing an out-of-bounds value outright also keeps it out
+        except Exception as err:
+            yield _crash("knobs", err)
+            return
+        for part in path:
+            got = got[part]
+        if not knob.low - 1e-9 <= got <= knob.high + 1e-9:
+            yield _problem(
+                "knobs",
+                f"{'.'.join(path)} = {value} projected to {got}, outside [{knob.low}, {knob.high}]",
+                "clip each knob to its bounds in project",
+            )
+            return
+
+
+def _suite(task: Task[Any, Any], name: str, judged: int) -> Iterator[ConformanceProblem]:
+    try:
+        suite: Suite[Any] = task.suite(name)
+        checksum = task.checksum(suite)
+    except Exception as err:
+        yield _crash("suites", err)
+        return
+    if checksum != suite.checksum:
+        yield _problem(
+            "suites",
+            f"content checksum {checksum[:12]} is not the shipped {suite.checksum[:12]}",
+            "rebuild the suite or restore its files",
+        )
+    missing = sorted({c for it in suite.items for c in task.cuts if c not in it.cuts})
+    if missing:
+        yield _problem("suites", f"items lack the cuts {', '.join(missing)}",
+                       "give every suite item a value for every cut")  # fmt: skip
+    if len({it.id for it in suite.items}) != len(suite.items):
+        yield _problem("suites", "two items share an id", "give every suite item its own id")
+    yield from _judging(task, [it.item for it in suite.items[:judged]])

@@ -1,0 +1,154 @@
+"""MAPF-FrozenLake as a `Task`: the testbed of `mapf_env`, seen through the task interface.
+
+Nothing here decides a rule of the game: generation, projection, the eight checks, the reward
+and the suites are `mapf_env`'s, called as they are. This module only says what they are to
+the harness: the knobs a designer may turn and their bounds, the cuts a board groups by
+(map size, wait-ratio subset, hole ratio), and the verdict as a `Judgement`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mapf_env import (
+    SIZES,
+    EnvConfig,
+    Instance,
+    Objective,
+    RewardConfig,
+    generate,
+    load_suite,
+    merge,
+    project,
+    random_config,
+    reference_answer,
+    render_prompt,
+    reward,
+    verify,
+)
+from mapf_env.config import MAX_AGENTS, MAX_HOLE_RATIO, MAX_SAMPLES
+from mapf_env.generator import GenerationStats
+from mapf_env.instance import size_name
+from mapf_env.suites import SUITE_VERSION, SUITES, BenchmarkItem, content_sha256
+from mapf_env.verifier import FailureType
+from tasks.base import Generated, Judgement, Knob, Projected, Suite, SuiteItem
+from tasks.mapf_frozenlake.describe import compact_config, stats_lines
+
+__all__ = ["TASK_ID", "MapfFrozenLake", "MapfSettings", "hole_cut"]
+
+TASK_ID = f"mapf-frozenlake-v{SUITE_VERSION}"
+CUTS = ("size", "subset", "hole")
+
+
+class MapfSettings(BaseModel):
+    """What stays fixed while designers change the configuration: the paper trains with two
+    agents and 4,000 samples a round; which optimum the reward pays for is recorded."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    n_agents: int = Field(2, ge=1, le=MAX_AGENTS, description="Agents per training instance.")
+    samples: int = Field(4000, ge=1, le=MAX_SAMPLES, description="Training samples per round.")
+    objective: Objective = Field(
+        Objective.SOC, description="The optimum training answers are graded against."
+    )
+    reward: RewardConfig = Field(default_factory=RewardConfig)
+
+
+def hole_cut(hole_ratio: float) -> str:
+    """A suite item's hole-ratio cut as boards show it (``0.3``)."""
+    return f"{hole_ratio:g}"
+
+
+class MapfFrozenLake:
+    """Several agents cross an N x N frozen lake with holes, without colliding."""
+
+    id: str = TASK_ID
+    description: str = (
+        "MAPF-FrozenLake: plan collision-free paths for several agents across a grid with holes "
+        "(the paper's testbed)"
+    )
+    config_model: type[EnvConfig] = EnvConfig
+    cuts: tuple[str, ...] = CUTS
+    failure_types: tuple[str, ...] = tuple(f.value for f in FailureType)
+    optimal_kinds: tuple[str, ...] = tuple(o.value for o in Objective)
+    reward_bounds: tuple[float, float] = (0.0, 1.0)
+    suite_names: tuple[str, ...] = tuple(SUITES)
+
+    def __init__(self, settings: MapfSettings | None = None) -> None:
+        self.settings = settings or MapfSettings()
+
+    def initial_config(self, seed: int) -> EnvConfig:
+        s = self.settings
+        config = random_config(seed, n_agents=s.n_agents, samples=s.samples)
+        return config.model_copy(update={"objective": s.objective})
+
+    def knobs(self) -> tuple[Knob, ...]:
+        sizes = f"{size_name(SIZES[0])}..{size_name(SIZES[-1])}"
+        return (
+            Knob("sizes.*.ratio", 0.0, 1.0, f"share of the round's samples at each size {sizes}",
+                 share=True),
+            Knob("sizes.*.hole_ratio", 0.0, MAX_HOLE_RATIO, "share of a grid's cells as holes"),
+            Knob("sizes.*.wait_ratio", 0.0, 1.0,
+                 "share of instances whose optimum needs an agent to wait or detour"),
+        )  # fmt: skip
+
+    def project(self, current: EnvConfig, draft: Mapping[str, Any] | None) -> Projected[EnvConfig]:
+        projection = project(merge(current, draft))
+        return Projected(projection.config, projection.notes)
+
+    def generate(
+        self, config: EnvConfig, seed: int, *, workers: int | None = None
+    ) -> Generated[Instance]:
+        made = generate(config, seed, workers=workers)
+        return Generated(made.instances, made.stats)
+
+    def suite(self, name: str) -> Suite[Instance]:
+        shipped = load_suite(name)
+        items = tuple(
+            SuiteItem(item.instance.id or f"{name}-{i}", item.instance, _cuts(item))
+            for i, item in enumerate(shipped.items)
+        )
+        return Suite(name, shipped.version, items, shipped.content_sha256)
+
+    def checksum(self, suite: Suite[Instance]) -> str:
+        return content_sha256([
+            BenchmarkItem(suite=suite.name, size=it.item.size, subset=it.cuts["subset"],
+                          hole_ratio=float(it.cuts["hole"]), instance=it.item)
+            for it in suite.items
+        ])  # fmt: skip
+
+    def prompt(self, item: Instance) -> list[dict[str, str]]:
+        return render_prompt(item)
+
+    def reference_answer(self, item: Instance) -> str | None:
+        return reference_answer(item) if item.optimum is not None else None
+
+    def judge(self, item: Instance, answer: str) -> Judgement:
+        v = verify(item, answer)
+        return Judgement(
+            valid=v.valid,
+            score=1.0 if v.valid else 0.0,
+            failure=v.failure.value if v.failure is not None else None,
+            optimal={Objective.SOC.value: v.optimal_soc,
+                     Objective.MAKESPAN.value: v.optimal_makespan},
+            detail=v.detail,
+        )  # fmt: skip
+
+    def reward(
+        self, item: Instance, answer: str, *, valid_rate: float = 0.0, n_tokens: int | None = None
+    ) -> float:
+        scored = reward(item, answer, self.settings.reward, valid_rate, n_tokens=n_tokens)
+        return scored.total
+
+    def describe_config(self, config: EnvConfig) -> str:
+        return compact_config(config)
+
+    def describe_stats(self, stats: BaseModel) -> str:
+        return stats_lines(GenerationStats.model_validate(stats))
+
+
+def _cuts(item: BenchmarkItem) -> dict[str, str]:
+    return {"size": size_name(item.size), "subset": item.subset, "hole": hole_cut(item.hole_ratio)}

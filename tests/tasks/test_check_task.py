@@ -1,0 +1,107 @@
+"""`check_task` passes every registered task and names each broken rule of a broken one."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from mapf_env import EnvConfig, Instance
+from tasks import (
+    Generated,
+    Judgement,
+    Projected,
+    Suite,
+    TaskConformanceError,
+    check_task,
+    create_task,
+)
+from tasks.mapf_frozenlake import MapfFrozenLake, MapfSettings
+from tasks.registry import TASKS
+
+SMALL = MapfSettings(samples=40)
+
+
+@pytest.mark.parametrize("task_id", TASKS.names())
+def test_every_registered_task_keeps_the_contract(task_id: str) -> None:
+    task = create_task(task_id)
+    small = task.initial_config(0)
+    if isinstance(small, EnvConfig):
+        small = small.model_copy(update={"samples": 40})
+    check_task(task, config=small)
+
+
+class Unversioned(MapfFrozenLake):
+    id = "mapf-frozenlake"
+
+
+class Restless(MapfFrozenLake):
+    def generate(
+        self, config: EnvConfig, seed: int, *, workers: int | None = None
+    ) -> Generated[Instance]:
+        return super().generate(config, random.randrange(10**6), workers=workers)
+
+
+class Touchy(MapfFrozenLake):
+    def judge(self, item: Instance, answer: str) -> Judgement:
+        if not answer:
+            raise ValueError("empty")
+        return super().judge(item, answer)
+
+
+class Generous(MapfFrozenLake):
+    def reward(
+        self, item: Instance, answer: str, *, valid_rate: float = 0.0, n_tokens: int | None = None
+    ) -> float:
+        return 2.0
+
+
+class OwnWords(MapfFrozenLake):
+    def judge(self, item: Instance, answer: str) -> Judgement:
+        judged = super().judge(item, answer)
+        return judged if judged.valid else Judgement(False, 0.0, "wrong", {})
+
+
+class Unclipped(MapfFrozenLake):
+    def project(self, current: EnvConfig, draft: Mapping[str, Any] | None) -> Projected[EnvConfig]:
+        sizes = {s: c.model_copy(update={"hole_ratio": 0.9}) for s, c in current.sizes.items()}
+        return Projected(current.model_copy(update={"sizes": sizes}), ())
+
+
+class Tampered(MapfFrozenLake):
+    suite_names = ("validation",)
+
+    def suite(self, name: str) -> Suite[Instance]:
+        shipped = super().suite(name)
+        return Suite(name, shipped.version, shipped.items[1:], shipped.checksum)
+
+
+@pytest.mark.parametrize(
+    ("broken", "check", "words"),
+    [
+        (Unversioned, "identity", "has no version"),
+        (Restless, "deterministic", "different items"),
+        (Touchy, "judge", "raised ValueError"),
+        (Generous, "reward", "outside (0.0, 1.0)"),
+        (OwnWords, "judge", "'wrong' is not a failure type"),
+        (Unclipped, "knobs", "outside [0.0, 0.5]"),
+        (Tampered, "suites", "is not the shipped"),
+    ],
+)
+def test_a_broken_rule_is_named_with_its_fix(
+    broken: type[MapfFrozenLake], check: str, words: str
+) -> None:
+    task = broken(SMALL)
+    task.suite_names = ("validation",)
+    with pytest.raises(TaskConformanceError) as err:
+        check_task(task, seeds=(0,), suite_items=3)
+    assert check in err.value.checks
+    line = next(str(p) for p in err.value.problems if p.check == check)
+    assert words in line and "; " in line  # what was seen, then the fix
+
+
+def test_an_object_without_the_protocol_fails_first() -> None:
+    with pytest.raises(TaskConformanceError, match=r"protocol.*missing.*judge"):
+        check_task(object())
