@@ -19,6 +19,7 @@ from designers.base import (
     backend_endpoints,
     ensure_ready,
     own_initial_config,
+    task_problem,
 )
 from designers.conformance import DesignerConformanceError, check_designer
 from designers.context import DesignContext, Endpoint, RoundRecord, TrainingInfo
@@ -83,5 +84,6 @@ __all__ = [
     "sample_contexts",
     "sample_report",
     "takes_context_variant",
+    "task_problem",
     "variant_suffixes",
 ]

@@ -21,16 +21,18 @@ from designers.context import DesignContext
 from designers.proposal import Proposal
 from mapf_env import EnvConfig, merge, project
 from mapf_env.instance import size_name
+from tasks import family_of
 
 
 @runtime_checkable
 class Designer(Protocol):
     """What the harness needs of a designer: a name, a description and `propose`.
 
-    Two methods and an attribute are optional (see `own_initial_config`, `ensure_ready` and
-    `backend_endpoints`): ``initial_config(base, seed) -> EnvConfig | None`` for a designer that
-    picks its own round 0, ``check_ready()`` raising `DesignerNotReady` before training when it
-    cannot work, and ``backend_endpoints``, the models it asks the backend to serve.
+    Two methods and two attributes are optional (see `own_initial_config`, `ensure_ready`,
+    `backend_endpoints` and `task_problem`): ``initial_config(base, seed) -> EnvConfig | None``
+    for a designer that picks its own round 0, ``check_ready()`` raising `DesignerNotReady`
+    before training when it cannot work, ``backend_endpoints``, the models it asks the backend
+    to serve, and ``tasks``, the task families it can design for (absent or None: any).
     """
 
     name: str
@@ -77,11 +79,31 @@ class DesignerNotReady(RuntimeError):
     """A designer cannot run as configured (e.g. `self` without a served checkpoint)."""
 
 
+def task_problem(designer: object, name: str, task_id: str) -> str | None:
+    """Why designer entry `name` cannot design for task `task_id` (one line), or None.
+
+    A designer declares the task families its code reads (``tasks = ("mapf-frozenlake",)``)
+    as an attribute of its class or factory, so the check needs no designer built; a
+    versioned id (``mapf-frozenlake-v2``) is served when its family is."""
+    served = getattr(designer, "tasks", None)
+    if served is None:
+        return None
+    if family_of(task_id)[0] in served or task_id in served:
+        return None
+    return (
+        f"designer {name!r} designs for {', '.join(served)} only, not for task {task_id!r}; "
+        "choose designers that serve the task (harness designers list says which)"
+    )
+
+
 class BaseDesigner(ABC):
     """Shared plumbing for designers: defaults for the optional methods and `package`."""
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    tasks: ClassVar[tuple[str, ...] | None] = ("mapf-frozenlake",)
+    """The task families this designer's code reads: the built-ins read MAPF-FrozenLake's
+    configuration; None for a designer that reads only what every task declares."""
 
     def initial_config(self, base: EnvConfig, seed: int) -> EnvConfig | None:
         return None

@@ -12,14 +12,16 @@ exceptions, so those are all a registry is given.
 from __future__ import annotations
 
 import difflib
+import weakref
 from collections.abc import Callable, Iterable
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 __all__ = ["EntryPointRegistry", "PluginLoadError", "UnknownPlugin", "close_names"]
 
 T = TypeVar("T")
+_REGISTRIES: weakref.WeakSet[EntryPointRegistry[Any]] = weakref.WeakSet()
 
 
 class UnknownPlugin(KeyError):
@@ -69,6 +71,7 @@ class EntryPointRegistry(Generic[T]):
         self.group, self.kind = group, kind
         self._check, self._unknown, self._broken = check, unknown, broken
         self._loaded: dict[str, T] = {}
+        _REGISTRIES.add(self)
 
     def entry_points(self) -> dict[str, EntryPoint]:
         return _group(self.group)
@@ -83,6 +86,12 @@ class EntryPointRegistry(Generic[T]):
         """Forget what was found and loaded (after installing a plug-in in this process)."""
         _group.cache_clear()
         self._loaded.clear()
+
+    @staticmethod
+    def refresh_all() -> None:
+        """Refresh every registry of every kind."""
+        for registry in list(_REGISTRIES):
+            registry.refresh()
 
     def unknown_line(self, name: str, known: Iterable[str] | None = None, tail: str = "") -> str:
         """`name` is no plug-in of this kind: the closest names and every name there is."""

@@ -45,6 +45,8 @@ from mapf_env import MIN_SIZE, EnvConfig, Objective, random_config
 from mapf_env.config import read_mapping
 from mapf_env.suites import BENCHMARK_SUITES, SUITES
 from run_records import safe_name
+from tasks import UnknownTask, family_of, resolve_task_id
+from tasks.mapf_frozenlake import TASK_ID as DEFAULT_TASK
 
 Section = TypeVar("Section", bound=BaseModel)
 """A backend's settings class (`ExperimentConfig.settings_of`)."""
@@ -153,6 +155,11 @@ class ExperimentConfig(BaseModel):
     name: Annotated[str, AfterValidator(_directory_name)] = Field(
         "experiment", description="Names the runs/<name>/ directory: one directory name."
     )
+    task: str = Field(
+        DEFAULT_TASK,
+        description="What is learned and judged: a registered task's versioned id "
+        "(mapf-frozenlake-v2) or its family's name for the newest version; runs record the id.",
+    )
     backend: str = Field(
         "cpu",
         description="The trainer, a registered backend: cpu (the MLP learner), trl (a Hugging "
@@ -235,6 +242,14 @@ class ExperimentConfig(BaseModel):
         "batches, lengths, checkpoints) and validated by its spec's settings model; filled with "
         "its defaults when missing. Written back under that key.",
     )
+
+    @field_validator("task")
+    @classmethod
+    def _registered_task(cls, value: str) -> str:
+        try:
+            return resolve_task_id(value)
+        except UnknownTask as err:
+            raise ValueError(str(err)) from None
 
     @field_validator("backend")
     @classmethod
@@ -373,7 +388,10 @@ class ExperimentConfig(BaseModel):
 
     @model_validator(mode="after")
     def _fits_the_backend(self) -> ExperimentConfig:
-        problems = backend_spec(self.backend).config_problems(self.policy, self.precision)
+        spec = backend_spec(self.backend)
+        if (problem := backend_task_problem(spec.name, spec.tasks, self.task)) is not None:
+            raise ValueError(problem)
+        problems = spec.config_problems(self.policy, self.precision)
         if problems:
             raise ValueError(problems[0])
         return self
@@ -410,6 +428,16 @@ class ExperimentConfig(BaseModel):
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+def backend_task_problem(backend: str, served: tuple[str, ...] | None, task_id: str) -> str | None:
+    """Why `backend` (serving the task families `served`; None: any) cannot train `task_id`."""
+    if served is None or family_of(task_id)[0] in served or task_id in served:
+        return None
+    return (
+        f"backend {backend!r} trains {', '.join(served)} only, not task {task_id!r}; choose a "
+        "backend that serves it (harness backends list says which)"
+    )
 
 
 def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:

@@ -43,6 +43,7 @@ from designers import (
     parse_entry,
     run_design_step,
     takes_context_variant,
+    task_problem,
 )
 from harness.backends.base import Backend, BackendUnavailable, ServingBackend, machine_of, serving
 from harness.evaluate import benchmark_suite, experiment_suite, validation_report
@@ -193,10 +194,13 @@ def make_designer(
     experiment: ExperimentConfig, name: str, *, serves_models: bool, ready: bool = True
 ) -> Designer:
     """The designer of entry `name` (``gpt``, ``gpt@V3``) with its options (LLM designers get
-    the entry's variant, else the experiment's), checked before any training: its options, a
-    server for the models it asks (`serves_models`: whether the backend serves its
-    checkpoints) and, with `ready`, its own readiness on this machine (keys, packages)."""
+    the entry's variant, else the experiment's), checked before any training: its options, the
+    experiment's task among those it designs for, a server for the models it asks
+    (`serves_models`: whether the backend serves its checkpoints) and, with `ready`, its own
+    readiness on this machine (keys, packages)."""
     designer = create_designer(name, **designer_options(experiment, name))
+    if (problem := task_problem(designer, name, experiment.task)) is not None:
+        raise DesignerNotReady(problem)
     if backend_endpoints(designer) and not serves_models:
         raise DesignerNotReady(
             f"designer {name!r} asks the model the training backend serves, but the "

@@ -142,9 +142,10 @@ def _initial(
     return first if isinstance(first, BaseModel) else None
 
 
-def _crash(check: str, err: BaseException) -> ConformanceProblem:
-    return _problem(check, f"raised {type(err).__name__}: {err}",
-                    "it must not raise on valid input")  # fmt: skip
+def _crash(
+    check: str, err: BaseException, fix: str = "it must not raise on valid input"
+) -> ConformanceProblem:
+    return _problem(check, f"raised {type(err).__name__}: {err}", fix)
 
 
 def _generation(task: Task[Any, Any], config: BaseModel, seed: int) -> Iterator[ConformanceProblem]:
@@ -198,7 +199,12 @@ def _judging(task: Task[Any, Any], items: Iterable[Any]) -> Iterator[Conformance
                 verdict = task.judge(item, answer)
                 paid = task.reward(item, answer, valid_rate=0.5)
             except Exception as err:
-                yield _crash("judge", err)
+                yield _crash(
+                    "judge",
+                    err,
+                    f"judge and reward must take any text ({answer[:20]!r}"
+                    "...): an answer they cannot read is a failure type",
+                )
                 return
             yield from _verdict_problems(task, verdict)
             low, high = task.reward_bounds

@@ -18,7 +18,12 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from envdesign_common.field_errors import ConfigError, error_message, field_error_lines
-from envdesign_common.registry import EntryPointRegistry, PluginLoadError, UnknownPlugin
+from envdesign_common.registry import (
+    EntryPointRegistry,
+    PluginLoadError,
+    UnknownPlugin,
+    close_names,
+)
 from tasks.base import Task, TaskSpec
 
 __all__ = [
@@ -80,7 +85,8 @@ def resolve_task_id(name: str) -> str:
             f"task {family!r} has no version {version}; registered: {', '.join(same)}"
         )
     families = {family_of(i)[0] for i in TASKS.names()}
-    raise UnknownTask(TASKS.unknown_line(name, {*TASKS.names(), *families}))
+    hint = close_names(name, families) or close_names(name, TASKS.names())
+    raise UnknownTask(f"no task {name!r}{hint} Available: {', '.join(TASKS.names())}")
 
 
 def task_spec(name: str) -> TaskSpec:

@@ -62,11 +62,12 @@ def _alias_factory(alias: ModelAlias) -> Callable[..., LLMDesigner]:
 def _declare(
     target: Callable[..., LLMDesigner], options_model: type[LLMDesignerOptions], description: str
 ) -> None:
-    """What the registry reads off a factory: its description and options, and that it takes a
-    context variant."""
+    """What the registry reads off a factory: its description and options, that it takes a
+    context variant, and the tasks its designers serve."""
     setattr(target, "description", description)  # noqa: B010  (mypy: attribute on a callable)
     setattr(target, "options_model", options_model)  # noqa: B010
     setattr(target, "takes_context_variant", True)  # noqa: B010
+    setattr(target, "tasks", LLMDesigner.tasks)  # noqa: B010
 
 
 def llm(arg: str = "", **options: Any) -> LLMDesigner:

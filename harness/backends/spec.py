@@ -97,6 +97,9 @@ class BackendSpec:
     build: Callable[..., Backend]
     """``build(experiment, *, threads, workdir, ray_address) -> Backend``: a fresh backend for
     one run (its policy is created by `initialise` or `load`); imports the heavy packages."""
+    tasks: tuple[str, ...] | None = None
+    """The task families its trainer can learn (``("mapf-frozenlake",)``); None: any task, as
+    a backend that sees items only through the task's prompt, judge and reward."""
     settings: type[BaseModel] | None = None
     """The model of the experiment's section named after the backend (``verl:``), filled with
     its defaults when the section is missing; None: the backend takes no section."""

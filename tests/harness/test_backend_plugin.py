@@ -7,7 +7,6 @@ installed distribution's metadata naming it in the ``harness.backends`` group, e
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from harness.backends.factory import make_backend
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
+from tests.plugin_sites import plugin_site
 
 PLUGIN = Path(__file__).resolve().parent / "backend_plugin"
 SMALL = {"name": "memo", "backend": "memo", "policy": "memo", "rounds": 2,
@@ -28,20 +28,10 @@ SMALL = {"name": "memo", "backend": "memo", "policy": "memo", "rounds": 2,
 
 @pytest.fixture
 def memo_installed(tmp_path: Path) -> Iterator[None]:
-    site = tmp_path / "site"
-    dist = site / "memo_backend-0.1.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: memo-backend\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[harness.backends]\nmemo = memo_backend:SPEC\n")
-    (site / "memo_backend.py").write_text((PLUGIN / "memo_backend.py").read_text())
-    sys.path.insert(0, str(site))
-    registry.refresh()
-    try:
+    entry = {"harness.backends": {"memo": "memo_backend:SPEC"}}
+    with plugin_site(tmp_path / "site", "memo-backend", entry,
+                     {"memo_backend": PLUGIN / "memo_backend.py"}):  # fmt: skip
         yield
-    finally:
-        sys.path.remove(str(site))
-        sys.modules.pop("memo_backend", None)
-        registry.refresh()
 
 
 def test_a_plugin_backend_runs_the_loop(memo_installed: None, tmp_path: Path) -> None:

@@ -70,6 +70,7 @@ def fingerprint(experiment: ExperimentConfig, threads: int) -> str:
 
 SPEC = BackendSpec(
     name="cpu",
+    tasks=("mapf-frozenlake",),  # its MLP reads MAPF-FrozenLake's grids and moves, not text
     description="the MLP learner, trained by GRPO on this machine's CPUs (no GPU, no model files)",
     build=build,
     config_problems=config_problems,

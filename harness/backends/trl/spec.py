@@ -78,6 +78,7 @@ def dry_run(
 
 SPEC = BackendSpec(
     name="trl",
+    tasks=("mapf-frozenlake",),  # its prompts and reward are MAPF-FrozenLake's
     description="GRPO with TRL's GRPOTrainer on a Hugging Face model, one GPU or a CPU; "
     "serves checkpoints with transformers serve",
     build=build,

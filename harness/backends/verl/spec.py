@@ -107,6 +107,7 @@ def machine_findings(experiment: ExperimentConfig, probe: Any, **options: Any) -
 
 SPEC = BackendSpec(
     name="verl",
+    tasks=("mapf-frozenlake",),  # its dataset, prompts and reward function are MAPF-FrozenLake's
     description="GRPO on GPUs with verl, answers and serving with vLLM (the paper's recipe)",
     build=build,
     settings=VerlSettings,

@@ -1,0 +1,57 @@
+"""A task from outside the project: one entry-point line makes it a task the harness refuses
+to pair with a backend or a designer that cannot serve it, each in one line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from envdesign_common import ConfigError
+from harness.designer_checks import designer_problems
+from harness.experiment import ExperimentConfig
+from tasks import TASKS, UnknownTask, check_task, create_task, resolve_task_id
+from tests.plugin_sites import plugin_site
+
+HERE = Path(__file__).resolve().parent
+MEMO = HERE.parent / "harness" / "backend_plugin" / "memo_backend.py"
+
+
+@pytest.fixture
+def adding(tmp_path: Path) -> Iterator[None]:
+    entries = {"harness.tasks": {"adding-v1": "adding_task:SPEC"},
+               "harness.backends": {"memo": "memo_backend:SPEC"}}  # fmt: skip
+    modules = {"adding_task": HERE / "toy_plugin" / "adding_task.py", "memo_backend": MEMO}
+    with plugin_site(tmp_path / "site", "adding-task", entries, modules):
+        yield
+
+
+def test_one_entry_point_line_registers_a_task_that_keeps_the_contract(adding: None) -> None:
+    assert "adding-v1" in TASKS.names()
+    assert resolve_task_id("adding") == "adding-v1"
+    check_task(create_task("adding"))
+
+
+def test_the_task_is_gone_with_its_package() -> None:
+    with pytest.raises(UnknownTask, match="no task 'adding'"):
+        resolve_task_id("adding")
+
+
+def test_a_backend_for_another_task_is_refused_in_one_line(adding: None) -> None:
+    with pytest.raises(ConfigError) as err:
+        ExperimentConfig.from_mapping({"task": "adding", "backend": "cpu"})
+    assert str(err.value).count("\n") == 0
+    assert "backend 'cpu' trains mapf-frozenlake only, not task 'adding-v1'" in str(err.value)
+
+
+def test_a_designer_for_another_task_is_refused_in_one_line(adding: None) -> None:
+    experiment = ExperimentConfig.from_mapping(
+        {"task": "adding", "backend": "memo", "policy": "memo", "designers": ["random", "hand"]}
+    )
+    assert experiment.task == "adding-v1"
+    assert designer_problems(experiment, ready=False) == [
+        f"designer {name!r} designs for mapf-frozenlake only, not for task 'adding-v1'; choose "
+        "designers that serve the task (harness designers list says which)"
+        for name in ("random", "hand")
+    ]
