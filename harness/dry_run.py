@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from designers import backend_endpoints
-from harness.backends.registry import backend_spec
 from harness.backends.spec import RoundZero
 from harness.executors.base import Job, plan
 from harness.experiment import ExperimentConfig
@@ -26,7 +25,7 @@ def dry_run(
     experiment: ExperimentConfig, root: Path, *, concurrent: int, ray_address: str | None
 ) -> str:
     """The dry run's text; `concurrent` runs at once (the disk budget's peak counts them)."""
-    spec = backend_spec(experiment.backend)
+    spec = experiment.backend_spec
     runs = [round_zero(experiment, root, job, serves_models=spec.serves_models)
             for job in plan(experiment)]  # fmt: skip
     if spec.dry_run is not None:

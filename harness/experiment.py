@@ -41,6 +41,7 @@ from designers.entries import variant_suffixes
 from envdesign_common import InputError, load_yaml, path_name_problem
 from envdesign_common.field_errors import ConfigError, error_details_lines, error_message, shorten
 from harness.backends.registry import backend_names, backend_spec
+from harness.backends.spec import BackendSpec
 from mapf_env import MIN_SIZE, EnvConfig, Objective, random_config
 from mapf_env.config import read_mapping
 from mapf_env.suites import BENCHMARK_SUITES, SUITES
@@ -317,6 +318,12 @@ class ExperimentConfig(BaseModel):
             out.pop("limit", None)
         return out
 
+    @property
+    def backend_spec(self) -> BackendSpec:
+        """The backend's spec: what the harness knows of the backend before building it (its
+        settings, resources and hooks), loaded once per process by the registry."""
+        return backend_spec(self.backend)
+
     def settings_of(self, model: type[Section]) -> Section:
         """The backend's section as `model` (the backend's own settings class)."""
         if not isinstance(self.backend_settings, model):
@@ -388,7 +395,7 @@ class ExperimentConfig(BaseModel):
 
     @model_validator(mode="after")
     def _fits_the_backend(self) -> ExperimentConfig:
-        spec = backend_spec(self.backend)
+        spec = self.backend_spec
         if (problem := backend_task_problem(spec.name, spec.tasks, self.task)) is not None:
             raise ValueError(problem)
         problems = spec.config_problems(self.policy, self.precision)

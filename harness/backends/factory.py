@@ -18,7 +18,7 @@ def backend_serves_models(name: str) -> bool:
 
 def check_backend(experiment: ExperimentConfig, ray_address: str | None = None) -> None:
     """`BackendUnavailable` (naming the extra) when the experiment's backend cannot run here."""
-    backend_spec(experiment.backend).check_installed(experiment, ray_address)
+    experiment.backend_spec.check_installed(experiment, ray_address)
 
 
 def make_backend(
@@ -34,5 +34,5 @@ def make_backend(
     datasets, checkpoints and logs under ``workdir/verl/``); `ray_address` goes to a backend
     that submits its training rounds to that Ray cluster as jobs.
     """
-    spec = backend_spec(experiment.backend)
+    spec = experiment.backend_spec
     return spec.build(experiment, threads=threads, workdir=workdir, ray_address=ray_address)

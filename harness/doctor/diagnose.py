@@ -15,7 +15,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.backends.registry import backend_spec
 from harness.designer_checks import designer_problems, serves_models
 from harness.doctor import software, storage
 from harness.doctor.findings import Finding, fail, ok
@@ -60,7 +59,7 @@ def diagnose(
     checkpoints) set the disk budget's peak. `ray_address` is the cluster training is submitted
     to; `runtime` fixes the backend's own runtime instead (verl: its `VerlRuntime`).
     """
-    spec = backend_spec(experiment.backend)
+    spec = experiment.backend_spec
     machine_findings = spec.machine_findings
     if machine_findings is None:
         out = _in_process(experiment, probe, root)

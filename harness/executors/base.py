@@ -21,7 +21,6 @@ from queue import Empty
 from typing import Any, Protocol
 
 from harness.backends.factory import make_backend
-from harness.backends.registry import backend_spec
 from harness.events import EventSender, Observers, RunEvent, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
@@ -125,9 +124,7 @@ def _run_locked(
     except Exception as err:  # an interrupt (KeyboardInterrupt, SystemExit) is not a failure
         if (interrupt := interrupt_behind(err)) is not None:
             raise interrupt from None  # Ctrl-C that broke a library's cleanup on its way out
-        refused = storage_error(
-            err, run.path, backend_spec(experiment.backend).disk_per_run(experiment)
-        )
+        refused = storage_error(err, run.path, experiment.backend_spec.disk_per_run(experiment))
         with suppress(OSError):  # a directory that cannot be written keeps the run's own error
             run.write_failure(refused or err)
         if refused is not None:

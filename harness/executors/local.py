@@ -25,7 +25,6 @@ from multiprocessing.context import SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from harness.backends.registry import backend_spec
 from harness.events import RunEvent
 from harness.executors.base import (
     Job,
@@ -66,7 +65,7 @@ class LocalExecutor:
 
     def at_once(self, experiment: ExperimentConfig, runs: int) -> int:
         """How many of `runs` runs go at once (what the disk budget counts with, too)."""
-        default = available_cores() if backend_spec(experiment.backend).shares_machine else 1
+        default = available_cores() if experiment.backend_spec.shares_machine else 1
         return max(1, min(self.workers or default, runs))
 
     def run(

@@ -67,7 +67,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from harness.backends.registry import backend_spec
 from harness.backends.spec import Resources
 from harness.executors.base import (
     ExecutorUnavailable,
@@ -129,7 +128,7 @@ class RayExecutor:
     def resources(self, experiment: ExperimentConfig) -> Resources:
         """The options given, else the backend's defaults (verl: its GPUs per node)."""
         try:
-            default = backend_spec(experiment.backend).resources(experiment.backend_settings)
+            default = experiment.backend_spec.resources(experiment.backend_settings)
         except ValueError as err:
             raise ExecutorUnavailable(str(err)) from None
         return Resources(
