@@ -41,6 +41,7 @@ from designers.registry import (
     describe_designers,
     designer_names,
     designer_option_problems,
+    designer_tasks,
     takes_context_variant,
 )
 from designers.sample_contexts import sample_contexts, sample_report
@@ -76,6 +77,7 @@ __all__ = [
     "describe_designers",
     "designer_names",
     "designer_option_problems",
+    "designer_tasks",
     "ensure_ready",
     "kept_step",
     "own_initial_config",

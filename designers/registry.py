@@ -153,6 +153,13 @@ def _options_model(spec: str, factory: Callable[..., Any]) -> type[BaseModel]:
         raise DesignerLoadError(f"designer {spec!r}: {err}") from None
 
 
+def designer_tasks(name: str) -> tuple[str, ...] | None:
+    """The task families designer `name` serves, as its class or factory declares them (a
+    ``tasks`` attribute); None: any task."""
+    served = getattr(_factory(name), "tasks", None)
+    return None if served is None else tuple(served)
+
+
 def takes_context_variant(spec: str) -> bool:
     """Whether the designer reads a context variant (V1..V6): its factory says so with a
     ``takes_context_variant = True`` attribute, so the harness never needs to know names."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from rich.console import Console
 
-from harness.backends.registry import GROUP, describe_backends
+from harness.backends.base import BackendUnavailable
+from harness.backends.registry import BACKENDS, GROUP, describe_backends
 from harness_cli.common import registered_table
 from harness_cli.help_pages import App
 
@@ -14,5 +17,11 @@ console = Console()
 
 @app.command("list")
 def list_cmd() -> None:
-    """Every registered backend, built-in or plug-in, with its description."""
-    console.print(registered_table("Backends", GROUP, describe_backends()))
+    """Every registered backend, built-in or plug-in, with the tasks it trains and its
+    description."""
+    described = describe_backends()
+    tasks = {}
+    for name in described:
+        with contextlib.suppress(BackendUnavailable):  # shown broken already
+            tasks[name] = BACKENDS.load(name).tasks
+    console.print(registered_table("Backends", GROUP, described, tasks))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -118,12 +119,24 @@ AllowDesignFailuresOption = Annotated[
 ]
 
 
-def registered_table(kind: str, group: str, described: dict[str, str]) -> Table:
-    """Every registered `kind` (name and description), as `harness designers|backends list`
-    show them: built-ins and plug-ins alike, from the entry-point `group`."""
+def registered_table(
+    kind: str,
+    group: str,
+    described: dict[str, str],
+    tasks: Mapping[str, tuple[str, ...] | None] | None = None,
+) -> Table:
+    """Every registered `kind` (name and description), as `harness designers|backends|tasks
+    list` show them: built-ins and plug-ins alike, from the entry-point `group`; with `tasks`,
+    the task families each serves (any, where it declares none)."""
     table = Table(title=f"{kind} (entry-point group {group})")
     table.add_column("name", style="bold")
+    if tasks is not None:
+        table.add_column("tasks")
     table.add_column("description")
     for name, description in described.items():
-        table.add_row(name, description)
+        if tasks is None:
+            table.add_row(name, description)
+        else:
+            served = tasks.get(name)
+            table.add_row(name, "any" if served is None else ", ".join(served), description)
     return table

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Annotated, Any
 
 import typer
@@ -9,9 +10,12 @@ from rich.console import Console
 
 from designers import (
     DesignerConformanceError,
+    DesignerLoadError,
+    UnknownDesigner,
     check_designer,
     create_designer,
     describe_designers,
+    designer_tasks,
     sample_contexts,
 )
 from designers.registry import GROUP
@@ -28,8 +32,14 @@ console = Console()
 
 @app.command("list")
 def list_cmd() -> None:
-    """Every registered designer, built-in or plug-in, with its description."""
-    console.print(registered_table("Designers", GROUP, describe_designers()))
+    """Every registered designer, built-in or plug-in, with the tasks it designs for and its
+    description."""
+    described = describe_designers()
+    tasks = {}
+    for name in described:
+        with contextlib.suppress(DesignerLoadError, UnknownDesigner):  # shown broken already
+            tasks[name] = designer_tasks(name)
+    console.print(registered_table("Designers", GROUP, described, tasks))
     console.print("[dim]Also: llm:<any litellm model string>, e.g. llm:openai/gpt-4o[/]")
 
 

@@ -19,6 +19,7 @@ from harness_cli.help_pages import App
 from harness_cli.leaderboard import app as leaderboard_app
 from harness_cli.run import compare_cmd, run_cmd
 from harness_cli.runs import app as runs_app
+from harness_cli.tasks import app as tasks_app
 
 app = App(
     name="harness",
@@ -29,6 +30,7 @@ app = App(
 app.add_typer(env_app, name="env")
 app.add_typer(designers_app, name="designers")
 app.add_typer(backends_app, name="backends")
+app.add_typer(tasks_app, name="tasks")
 app.add_typer(runs_app, name="runs")
 app.add_typer(leaderboard_app, name="leaderboard")
 app.command("run")(run_cmd)

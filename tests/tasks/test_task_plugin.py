@@ -7,15 +7,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from envdesign_common import ConfigError
 from harness.designer_checks import designer_problems
 from harness.experiment import ExperimentConfig
+from harness_cli import app
 from tasks import TASKS, UnknownTask, check_task, create_task, resolve_task_id
 from tests.plugin_sites import plugin_site
 
 HERE = Path(__file__).resolve().parent
 MEMO = HERE.parent / "harness" / "backend_plugin" / "memo_backend.py"
+runner = CliRunner()
 
 
 @pytest.fixture
@@ -55,3 +58,22 @@ def test_a_designer_for_another_task_is_refused_in_one_line(adding: None) -> Non
         "designers that serve the task (harness designers list says which)"
         for name in ("random", "hand")
     ]
+
+
+def test_the_cli_lists_and_checks_tasks(adding: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    listed = runner.invoke(app, ["tasks", "list"], terminal_width=200)
+    assert listed.exit_code == 0 and "adding-v1" in listed.output
+    assert "mapf-frozenlake-v2" in listed.output
+    good = runner.invoke(app, ["tasks", "check", "adding"])
+    assert good.exit_code == 0, good.output
+    assert "task 'adding-v1' keeps the task contract" in good.output
+
+    import adding_task  # on the path while the plug-in is installed
+
+    monkeypatch.setattr(adding_task.Adding, "reward", lambda self, *a, **k: 7.0)
+    bad = runner.invoke(app, ["tasks", "check", "adding"], terminal_width=200)
+    assert bad.exit_code == 1
+    assert "reward (seed 0): reward 7.0 outside (0.0, 1.0); keep the reward" in bad.output
+    unknown = runner.invoke(app, ["tasks", "check", "addng"], terminal_width=200)
+    assert unknown.exit_code == 2
+    assert "no task 'addng'; did you mean adding?" in unknown.output
