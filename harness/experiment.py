@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -404,8 +405,9 @@ class ExperimentConfig(BaseModel):
         return self
 
     @classmethod
-    def load(cls, path: str | Path, overrides: Iterable[str] = ()) -> ExperimentConfig:
-        """A config file with `key=value` overrides applied last."""
+    def load(cls, path: str | Path, overrides: Iterable[str | Override] = ()) -> ExperimentConfig:
+        """A config file with overrides applied last: `--set` strings (``key=value``, the
+        value read as YAML) or typed `Override` values a command's own options give."""
         source = Path(path)
         if not source.is_file():
             raise ConfigError(f"no experiment config at {source}")
@@ -415,23 +417,26 @@ class ExperimentConfig(BaseModel):
                 f"{source}: the file sets nothing; an experiment names at least its designers "
                 "(designers: [random, hand]); configs/quick.yaml shows every field"
             )
-        overrides = list(overrides)
-        return cls.from_mapping(
-            apply_overrides(data, overrides), origin=str(source), overrides=overrides
-        )
+        given = [Override.of(item) for item in overrides]
+        return cls.from_mapping(apply_overrides(data, given), origin=str(source), overrides=given)
 
     @classmethod
     def from_mapping(
-        cls, data: Mapping[str, Any], origin: str = "config", overrides: Sequence[str] = ()
+        cls,
+        data: Mapping[str, Any],
+        origin: str = "config",
+        overrides: Sequence[str | Override] = (),
     ) -> ExperimentConfig:
         """Validate `data` (read from `origin`, with `overrides` already laid over it).
 
-        A bad field under a key an override set is blamed on that `--set`, the rest on `origin`.
+        A bad field under a key an override set is blamed on that override (the `--set` or
+        the option that gave it), the rest on `origin`.
         """
         try:
             return cls.model_validate(dict(data))
         except ValidationError as err:
-            raise ConfigError(_explain(err, origin, overrides)) from None
+            given = [Override.of(item) for item in overrides]
+            raise ConfigError(_explain(err, origin, given)) from None
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
@@ -447,45 +452,56 @@ def backend_task_problem(backend: str, served: tuple[str, ...] | None, task_id: 
     )
 
 
-def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
-    """`a.b=value` pairs laid over `data`; values are read as YAML (numbers, lists, ...)."""
-    out: dict[str, Any] = _deep_copy(data)
-    for item in overrides:
-        *parents, leaf = _override_path(item)
-        _, _, raw = item.partition("=")
+@dataclass(frozen=True)
+class Override:
+    """One value laid over an experiment file at a dotted `path`, and where it came from
+    (`origin`, named in its errors): ``--set rounds=10`` read as YAML, or a command's own
+    option (``--designers a,b``) given as the value itself, never written out as YAML text
+    and parsed back."""
+
+    path: tuple[str, ...]
+    value: Any
+    origin: str
+
+    @classmethod
+    def of(cls, item: str | Override) -> Override:
+        """`item` as an override: a ``key=value`` string's value is read as YAML (safely)."""
+        if isinstance(item, Override):
+            return item
+        origin = f"--set {shorten(item)}"
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{origin}: not key=value (e.g. rounds=10)")
         try:
             value = load_yaml(raw)
         except InputError as err:
-            raise ConfigError(f"{_set(item)}: value: {err}") from None
+            raise ConfigError(f"{origin}: value: {err}") from None
+        return cls(tuple(key.strip().split(".")), value, origin)
+
+
+def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str | Override]) -> dict[str, Any]:
+    """`overrides` laid over `data`, in order; `--set` strings are read as `Override.of` does."""
+    out: dict[str, Any] = _deep_copy(data)
+    for item in overrides:
+        given = Override.of(item)
+        *parents, leaf = given.path
         node = out
         for part in parents:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
-                raise ConfigError(f"{_set(item)}: {part} is not a section")
+                raise ConfigError(f"{given.origin}: {part} is not a section")
             node = child
-        node[leaf] = value
+        node[leaf] = given.value
     return out
 
 
-def _set(item: str) -> str:
-    """How an override is named in errors: as the user typed it, bounded."""
-    return f"--set {shorten(item)}"
-
-
-def _override_path(item: str) -> tuple[str, ...]:
-    key, sep, _ = item.partition("=")
-    if not sep or not key.strip():
-        raise ConfigError(f"{_set(item)}: not key=value (e.g. rounds=10)")
-    return tuple(key.strip().split("."))
-
-
-def _explain(err: ValidationError, origin: str, overrides: Sequence[str]) -> str:
-    """One line per bad field, grouped under the file or the `--set` that supplied it."""
-    paths = [(_override_path(item), _set(item)) for item in overrides]
+def _explain(err: ValidationError, origin: str, overrides: Sequence[Override]) -> str:
+    """One line per bad field, grouped under the file or the override that supplied it."""
+    paths = [(given.path, given.origin) for given in overrides]
     by_origin: dict[str, list[ErrorDetails]] = {}
     for error in err.errors(include_url=False):
         by_origin.setdefault(_origin_of(error["loc"], paths, origin), []).append(error)
-    order = [origin, *(name for _, name in paths)]  # the file, then the --set in given order
+    order = [origin, *(name for _, name in paths)]  # the file, then the overrides in order
     return error_message(
         [(who, _field_lines(by_origin[who])) for who in sorted(by_origin, key=order.index)]
     )

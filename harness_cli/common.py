@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
@@ -13,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness.executors import LocalExecutor, plan
-from harness.experiment import ExperimentConfig
+from harness.experiment import ExperimentConfig, Override
 
 
 def fail(message: str) -> typer.Exit:
@@ -54,16 +53,18 @@ def runs_at_once(experiment: ExperimentConfig, workers: int | None) -> int:
         raise fail(str(err)) from None
 
 
-def roster_overrides(designers: str | None, seeds: int | None) -> list[str]:
+def roster_overrides(designers: str | None, seeds: int | None) -> list[Override]:
     """`--designers a,b` and `--seeds N` as experiment overrides (none for options not given);
     a `typer.Exit` for an empty list or a seed count below 1."""
-    names = [d.strip() for d in (designers or "").split(",") if d.strip()]
+    names = tuple(d.strip() for d in (designers or "").split(",") if d.strip())
     if designers is not None and not names:
         raise fail("--designers needs at least one name")
     if seeds is not None and seeds < 1:
         raise fail("--seeds must be at least 1")
-    return [*([f"designers=[{', '.join(json.dumps(n) for n in names)}]"] if names else []),
-            *([f"seeds=[{', '.join(str(s) for s in range(seeds))}]"] if seeds else [])]  # fmt: skip
+    chosen = [Override(("designers",), names, f"--designers {designers}")] if names else []
+    if seeds:
+        chosen.append(Override(("seeds",), tuple(range(seeds)), f"--seeds {seeds}"))
+    return chosen
 
 
 SetOption = Annotated[list[str] | None, typer.Option("--set", help="key=value override.")]

@@ -63,8 +63,7 @@ def doctor_cmd(
     roster = roster_overrides(designers, seeds)
     if params is not None and params < 1:
         raise fail(f"--params {params:g}: give the model's parameter count, e.g. 4.02e9")
-    overrides = [*roster, *(set_ or [])]
-    experiment = load_experiment(preset_path(preset), overrides)
+    experiment = load_experiment(preset_path(preset), [*roster, *(set_ or [])])
     findings = diagnose(
         experiment,
         MachineProbe(),

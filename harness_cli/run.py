@@ -25,7 +25,7 @@ from harness.executors import (
     make_executor,
     plan,
 )
-from harness.experiment import ExperimentConfig
+from harness.experiment import ExperimentConfig, Override
 from harness.interrupts import as_interrupted, interrupts_raise
 from harness.preflight import PreflightFailed, preflight
 from harness.presets import resolve_preset
@@ -76,7 +76,7 @@ def preset_path(preset: str) -> Path:
         raise fail(str(err)) from None
 
 
-def load_experiment(config: Path, overrides: list[str]) -> ExperimentConfig:
+def load_experiment(config: Path, overrides: Sequence[str | Override]) -> ExperimentConfig:
     """The experiment file with `overrides` applied; a bad field exits with one line each."""
     try:
         experiment = ExperimentConfig.load(config, overrides)
@@ -277,7 +277,8 @@ def compare_cmd(
     roster = roster_overrides(designers, seeds)
     if backend is not None and backend not in backend_names():
         raise fail(f"--backend {backend}: {unknown_backend_line(backend)}")
-    overrides = [*roster, *([f"backend={backend}"] if backend else []), *(set_ or [])]
+    chosen = [Override(("backend",), backend, f"--backend {backend}")] if backend else []
+    overrides: list[str | Override] = [*roster, *chosen, *(set_ or [])]
     _launch(load_experiment(preset_path(preset), overrides), dry_run_, out, resume, logger, quiet,
             as_json, executor=executor, workers=workers, ray_address=ray_address,
             cpus_per_run=cpus_per_run, gpus_per_run=gpus_per_run,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from envdesign_common.field_errors import ConfigError
-from harness.experiment import ExperimentConfig, apply_overrides
+from harness.experiment import ExperimentConfig, Override, apply_overrides
 from mapf_env import EnvConfig, Objective, generate, random_config
 from tests.envdesign_common.yaml_bombs import NAMES, laughs
 
@@ -198,3 +198,25 @@ def test_override_syntax_errors_name_the_set() -> None:
         ExperimentConfig.load(CONFIGS / "quick.yaml", ["rounds"])
     with pytest.raises(ConfigError, match=r"^--set rounds\.x=1: rounds is not a section"):
         ExperimentConfig.load(CONFIGS / "quick.yaml", ["rounds.x=1"])
+
+
+def test_a_typed_override_is_laid_as_given_and_blamed_on_its_option() -> None:
+    names = ("random", "hand")
+    config = ExperimentConfig.load(
+        CONFIGS / "quick.yaml", [Override(("designers",), names, "--designers random,hand")]
+    )
+    assert config.designers == names
+    odd = ("x: [gpt@v3",)  # as YAML text in a --set this would not even parse
+    with pytest.raises(ConfigError) as err:
+        ExperimentConfig.load(
+            CONFIGS / "quick.yaml",
+            [
+                "rounds=2",
+                Override(("designers",), odd, "--designers odd"),
+                Override(("seeds",), (-1,), "--seeds x"),
+            ],
+        )
+    lines = str(err.value).splitlines()
+    assert lines[0] == "bad fields in --designers odd, --seeds x:"
+    assert any(line.startswith("  --designers odd: designers.0:") for line in lines)
+    assert any(line.startswith("  --seeds x: seeds:") for line in lines)
