@@ -1,0 +1,40 @@
+"""reasoning-gym, the second task family: its procedural datasets behind the `Task` interface.
+
+A designer mixes the chosen datasets (`RgSettings.datasets`, by default `PRESET`) by weight and
+sets each one's curriculum level; generation, curricula and scoring are reasoning-gym's own.
+Modules: `settings` (what the experiment fixes), `config` (what a designer writes, and the
+generator's statistics), `catalog` (the only module touching reasoning-gym), `items` (the item
+and its seeds), `generation`, `projection`, `judging` (prompt and verdict), `suites` (the fixed
+suites and their shipped checksums, ``suites.json``), `manifest` (computes those checksums),
+`describe` (text for LLM designers), `task` (the `Task`).
+
+Importing this package never imports reasoning-gym (`catalog` reads it inside functions): the
+spec's `build` does, and a missing package is reported with the extra that installs it
+(``envdesign-bench[reasoning-gym]``).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from tasks.base import TaskSpec
+from tasks.reasoning_gym.items import RgItem
+from tasks.reasoning_gym.settings import PRESET, RgSettings
+from tasks.reasoning_gym.task import TASK_ID, ReasoningGym
+
+__all__ = ["PRESET", "SPEC", "TASK_ID", "ReasoningGym", "RgItem", "RgSettings"]
+
+
+def _build(settings: BaseModel | None) -> ReasoningGym:
+    if settings is not None and not isinstance(settings, RgSettings):
+        raise TypeError(f"reasoning-gym takes RgSettings, not {type(settings).__name__}")
+    return ReasoningGym(settings)
+
+
+SPEC = TaskSpec(
+    id=TASK_ID,
+    description=ReasoningGym.description,
+    build=_build,
+    settings=RgSettings,
+    extra="reasoning-gym",
+)
