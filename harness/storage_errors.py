@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 
 from envdesign_common import existing_ancestor
-from harness.backends.verl.footprint import size
+from harness.byte_sizes import size
 
 __all__ = ["WRITE_ERRNOS", "StorageError", "free_bytes", "storage_error"]
 

@@ -122,7 +122,8 @@ class BackendSpec:
     machine_findings: Callable[..., list[Any]] | None = None
     """``machine_findings(experiment, probe, *, root, ray_address, runtime, serving, params,
     resume, concurrent) -> list[Finding]``: what `harness doctor` and preflight check of this
-    machine for the backend; None: it trains in this process, so its torch and disk."""
+    machine for the backend (the probe's facts against its needs); None: nothing of the
+    machine is checked for it."""
     disk_per_run: Callable[[Any], int | None] = unknown_disk
     """``disk_per_run(experiment)``: roughly the bytes one run writes at its peak (the disk
     budget's figure), which a run that fills its disk names as what it needs; None: unknown

@@ -1,22 +1,21 @@
 """Every check of an experiment against a machine, in the order a first round meets them.
 
-`diagnose` asks the probe only for what the experiment's backend needs. A backend's spec names
-its own machine checks (`BackendSpec.machine_findings`; verl's, in its folder, check the GPUs,
-CUDA, memory, packages, attention, the model, disk, Ray and ports, asking the hub only when the
-model is not fully on disk and HF_HUB_OFFLINE is unset, and a Ray address only when one is
-given). A backend that names none trains in this process: only its disk and its torch are
-checked, and nothing touches a GPU or the network. The designers' names, options and keys are
-checked for every backend.
+`diagnose` asks the probe only for what the experiment's backend needs, and knows no backend:
+each names its own machine checks in its spec (`BackendSpec.machine_findings`), in its own
+folder. verl's check the GPUs, CUDA, memory, packages, attention, the model, disk, Ray and
+ports, asking the hub only when the model is not fully on disk and HF_HUB_OFFLINE is unset, and
+a Ray address only when one is given; cpu's, for a learner in this process, only its torch and
+disk, touching no GPU and no network. A backend that names none gets no machine checks. The
+learner's fingerprint (where the backend computes one) and the designers' names, options and
+keys are checked for every backend.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from harness.designer_checks import designer_problems, serves_models
-from harness.doctor import software, storage
 from harness.doctor.findings import Finding, fail, ok
 from harness.doctor.probes import Probe
 from harness.executors.local import available_cores
@@ -60,11 +59,9 @@ def diagnose(
     to; `runtime` fixes the backend's own runtime instead (verl: its `VerlRuntime`).
     """
     spec = experiment.backend_spec
-    machine_findings = spec.machine_findings
-    if machine_findings is None:
-        out = _in_process(experiment, probe, root)
-    else:
-        out = machine_findings(
+    out: list[Finding] = []
+    if spec.machine_findings is not None:
+        out = spec.machine_findings(
             experiment, probe, root=root, ray_address=ray_address, runtime=runtime,
             serving=serves_models(experiment), params=params, resume=resume,
             concurrent=concurrent,
@@ -91,20 +88,6 @@ def fingerprint_finding(
         "reproducibility",
         f"{line}; machines that print the same fingerprint compute the same numbers",
     )
-
-
-def _in_process(experiment: ExperimentConfig, probe: Probe, root: Path) -> list[Finding]:
-    free, where = probe.free_disk(root)
-    runs = len(experiment.designers) * len(experiment.seeds)
-    return [
-        ok(
-            "gpus",
-            f"backend {experiment.backend} trains in this process: the GPU, CUDA, "
-            "memory, model and Ray checks do not apply",
-        ),
-        *software.torch_findings(probe.python(sys.executable, cuda=False)),
-        *storage.cpu_disk_findings(free, where, runs),
-    ]
 
 
 def designer_findings(experiment: ExperimentConfig) -> list[Finding]:

@@ -1,21 +1,27 @@
-"""The facts of a machine the doctor judges, gathered behind one interface.
+"""The facts of a machine the doctor judges, gathered behind one interface for every backend.
 
-Checks are pure functions of these facts (`harness.doctor.gpu`, `.software`, `.storage`,
-`.network`), so tests hand them a fake `Probe` and every ok, warn and fail path runs on any
-machine. `MachineProbe` gathers the real ones:
+Checks are pure functions of these facts (`harness.doctor.network` here, each backend's own in
+its folder), so tests hand them a fake `Probe` and every ok, warn and fail path runs on any
+machine. The probe knows no backend: a backend's checks name what they ask of it (which
+interpreter, which packages). `MachineProbe` gathers the real facts:
 
 * GPUs and the driver from ``nvidia-smi`` (no CUDA initialised in this process);
-* package versions and torch's view of CUDA from the python that will run verl and vLLM
-  (`VerlCommands.python`), in a subprocess of that python, so the harness process never
-  initialises CUDA (it would hold memory on a GPU verl then needs) and another interpreter can
-  be asked; flash-attn's usability through the backend's own probe (`target.probe_python`);
-* free disk, the model's files on disk (`footprint.model_size`: nothing is downloaded);
+* the versions of the packages a backend names and torch's view of CUDA from the python that
+  will train, in a subprocess of that python, so the harness process never initialises CUDA
+  (it would hold memory on a GPU the trainer then needs) and another interpreter can be asked;
+  whether flash-attn runs there (`harness.backends.flash_attention`, the check a backend runs
+  before it chooses its attention);
+* free disk where the runs would write;
 * short network probes with a timeout: an HTTP GET (the hub, a Ray dashboard), a TCP connect
   (a Ray GCS or client port), binding a port on 127.0.0.1 (what ``vllm serve`` does).
+
+A backend that reads a model's files reads them itself, from the probe's `Probe.env` (the
+Hugging Face cache variables), so a test's fake machine is a cache the test builds on disk.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import shutil
@@ -24,16 +30,14 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from harness.backends.verl.footprint import ModelSize, model_size
-from harness.backends.verl.versions import SUPPORTED, installed_version
+from harness.backends.flash_attention import FLASH_SCRIPT
 
 __all__ = [
-    "DISTRIBUTIONS",
     "DriverFacts",
     "Gpu",
     "MachineProbe",
@@ -42,12 +46,8 @@ __all__ = [
     "TorchFacts",
 ]
 
-DISTRIBUTIONS: tuple[str, ...] = tuple(
-    dict.fromkeys([*(name for s in SUPPORTED for name in s.packages), "flash-attn", "ray"])
-)
-"""What the doctor asks a python for: every package of the supported sets, flash-attn, ray."""
 PYTHON_TIMEOUT_S = 300.0
-"""Importing torch on a cold cluster filesystem can take minutes."""
+"""Importing torch (or flash-attn) on a cold cluster filesystem can take minutes."""
 SMI_TIMEOUT_S = 30.0
 MIB = 1 << 20
 
@@ -91,6 +91,7 @@ class PythonFacts:
 
     python: str
     packages: Mapping[str, str | None] = field(default_factory=dict)
+    """Each package asked about: its installed version, None where it is not installed."""
     torch: TorchFacts | None = None
     error: str | None = None
     """The interpreter could not be run or answered nonsense."""
@@ -104,7 +105,10 @@ class Probe(Protocol):
 
     def driver(self) -> DriverFacts: ...
 
-    def python(self, python: str, *, cuda: bool) -> PythonFacts: ...
+    def python(self, python: str, *, cuda: bool, packages: Sequence[str]) -> PythonFacts:
+        """The versions of `packages` in `python` and, with `cuda`, its torch's view of CUDA
+        (torch must be among `packages` for that)."""
+        ...
 
     def flash_attn(self, python: str) -> tuple[bool | None, str]:
         """Whether flash-attn imports and every GPU supports it; None: could not tell."""
@@ -114,8 +118,6 @@ class Probe(Protocol):
         """Free bytes where `path` would be written (None: cannot be measured), and the
         existing directory measured."""
         ...
-
-    def model(self, model: str) -> ModelSize: ...
 
     def http(self, url: str, timeout_s: float) -> int | str:
         """The status code of a GET, or why there was none."""
@@ -191,32 +193,33 @@ class MachineProbe:
             error=None if gpus else "nvidia-smi lists no GPU",
         )
 
-    def python(self, python: str, *, cuda: bool) -> PythonFacts:
+    def python(self, python: str, *, cuda: bool, packages: Sequence[str]) -> PythonFacts:
         if python == sys.executable and not cuda:
-            return PythonFacts(python, {name: installed_version(name) for name in DISTRIBUTIONS})
-        argv = [python, "-c", PYTHON_SCRIPT, ",".join(DISTRIBUTIONS), "cuda" if cuda else "-"]
+            return PythonFacts(python, {name: _installed(name) for name in packages})
+        argv = [python, "-c", PYTHON_SCRIPT, ",".join(packages), "cuda" if cuda else "-"]
         try:
-            done = subprocess.run(
-                argv,
-                capture_output=True,
-                text=True,
-                env=self._env,
-                timeout=PYTHON_TIMEOUT_S,
-                check=False,
-            )
+            done = self._run(argv)
         except (OSError, subprocess.TimeoutExpired) as err:
             return PythonFacts(python, error=f"cannot run it: {err}")
         return parse_python_facts(python, done.returncode, done.stdout, done.stderr)
 
     def flash_attn(self, python: str) -> tuple[bool | None, str]:
-        from harness.backends.base import BackendUnavailable
-        from harness.backends.verl.target import probe_python
-
         try:
-            found = probe_python(python, flash=True)
-        except BackendUnavailable as err:
-            return None, str(err)
-        return found.flash_attn, found.flash_reason
+            done = self._run([python, "-c", FLASH_SCRIPT])
+        except (OSError, subprocess.TimeoutExpired) as err:
+            return None, f"cannot run the trainer's python {python}: {err}"
+        return parse_flash(python, done.returncode, done.stdout, done.stderr)
+
+    def _run(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        """`argv` (an interpreter and a probe script) run in this probe's environment."""
+        return subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            env=self._env,
+            timeout=PYTHON_TIMEOUT_S,
+            check=False,
+        )
 
     def free_disk(self, path: Path) -> tuple[int | None, Path]:
         existing = path.absolute()
@@ -226,9 +229,6 @@ class MachineProbe:
             return shutil.disk_usage(existing).free, existing
         except OSError:
             return None, existing
-
-    def model(self, model: str) -> ModelSize:
-        return model_size(model, env=self._env)
 
     def http(self, url: str, timeout_s: float) -> int | str:
         request = urllib.request.Request(url, method="GET", headers={"User-Agent": "harness"})
@@ -256,16 +256,32 @@ class MachineProbe:
         return None
 
 
-def parse_python_facts(python: str, code: int, stdout: str, stderr: str) -> PythonFacts:
-    """`PYTHON_SCRIPT`'s answer, or why it gave none."""
+def _installed(distribution: str) -> str | None:
+    """The version of `distribution` installed for this interpreter, or None."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _answer(code: int, stdout: str) -> object:
+    """The JSON a probe script printed last, None where it failed or printed none."""
     lines = stdout.strip().splitlines()
     try:
-        data = json.loads(lines[-1]) if code == 0 and lines else None
+        return json.loads(lines[-1]) if code == 0 and lines else None
     except json.JSONDecodeError:
-        data = None
+        return None
+
+
+def _last_line(stderr: str) -> str:
+    return (stderr.strip().splitlines() or ["no output"])[-1]
+
+
+def parse_python_facts(python: str, code: int, stdout: str, stderr: str) -> PythonFacts:
+    """`PYTHON_SCRIPT`'s answer, or why it gave none."""
+    data = _answer(code, stdout)
     if not isinstance(data, dict) or not isinstance(data.get("packages"), dict):
-        tail = (stderr.strip().splitlines() or ["no output"])[-1]
-        return PythonFacts(python, error=f"it failed (exit {code}): {tail}")
+        return PythonFacts(python, error=f"it failed (exit {code}): {_last_line(stderr)}")
     packages = {str(k): (str(v) if v else None) for k, v in data["packages"].items()}
     t = data.get("torch")
     torch = None
@@ -281,3 +297,13 @@ def parse_python_facts(python: str, code: int, stdout: str, stderr: str) -> Pyth
     elif isinstance(t, dict):
         torch = TorchFacts(packages.get("torch") or "?", None, False, (), str(t.get("error")))
     return PythonFacts(python, packages, torch)
+
+
+def parse_flash(python: str, code: int, stdout: str, stderr: str) -> tuple[bool | None, str]:
+    """`FLASH_SCRIPT`'s answer (usable, reason), or (None, why there is none)."""
+    data = _answer(code, stdout)
+    if not isinstance(data, dict):
+        tail = _last_line(stderr)
+        return None, f"probing the trainer's python {python} failed (exit {code}): {tail}"
+    usable = data.get("flash_attn")
+    return (usable if isinstance(usable, bool) else None), str(data.get("flash_reason", ""))

@@ -1,9 +1,9 @@
 """A machine for the doctor's tests: facts chosen by the test, every question recorded.
 
-`FakeProbe` answers what `harness.doctor.Probe` asks from its fields; its model files come
-from a real Hugging Face cache layout built on disk (`build_hf_cache`), read by the same
-`footprint.model_size` the real probe uses. `H100_NODE` is the paper's machine with the
-paper's package set.
+`FakeProbe` answers what `harness.doctor.Probe` asks from its fields; its model files are a
+real Hugging Face cache layout built on disk (`build_hf_cache`), which the backends' checks
+read as they read the real one, through the cache its `env` names. `H100_NODE` is the paper's
+machine with the paper's package set.
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 import math
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.backends.verl.footprint import ModelSize, model_size
 from harness.doctor import DriverFacts, Gpu, PythonFacts, TorchFacts
 
 MIB = 1 << 20
@@ -123,7 +122,8 @@ class FakeProbe:
         self.asked.append("driver")
         return self.driver_facts
 
-    def python(self, python: str, *, cuda: bool) -> PythonFacts:
+    def python(self, python: str, *, cuda: bool, packages: Sequence[str]) -> PythonFacts:
+        """Its `packages` whichever were asked for: a check reads only the ones it names."""
         self.asked.append(f"python cuda={cuda}")
         if self.python_error:
             return PythonFacts(python, error=self.python_error)
@@ -136,10 +136,6 @@ class FakeProbe:
     def free_disk(self, path: Path) -> tuple[int | None, Path]:
         self.asked.append("free_disk")
         return self.free, path
-
-    def model(self, model: str) -> ModelSize:
-        self.asked.append("model")
-        return model_size(model, env=self.env)
 
     def http(self, url: str, timeout_s: float) -> int | str:
         self.asked.append(f"http {url}")

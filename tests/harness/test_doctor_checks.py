@@ -6,24 +6,25 @@ from pathlib import Path
 
 import pytest
 
+from harness.backends.cpu.doctor import cpu_disk_findings, torch_findings
+from harness.backends.verl.doctor_gpu import (
+    cuda_findings,
+    gpu_count_findings,
+    gpus_needed,
+    memory_findings,
+)
+from harness.backends.verl.doctor_packages import attention_findings, package_findings
+from harness.backends.verl.doctor_storage import disk_findings, hub_findings, model_findings
 from harness.backends.verl.footprint import (
     ModelShape,
     ModelSize,
     checkpoint_footprint,
     disk_budget,
 )
+from harness.backends.verl.gpu_memory import GIB, memory_needs
 from harness.backends.verl.settings import VerlSettings, verl_section
 from harness.doctor import DriverFacts, Finding, PythonFacts, TorchFacts, exit_code, verdict
-from harness.doctor.gpu import cuda_findings, gpu_count_findings, gpus_needed, memory_findings
-from harness.doctor.memory import GIB, memory_needs
 from harness.doctor.network import port_findings, ray_findings, ray_target
-from harness.doctor.software import attention_findings, package_findings, torch_findings
-from harness.doctor.storage import (
-    cpu_disk_findings,
-    disk_findings,
-    hub_findings,
-    model_findings,
-)
 from harness.experiment import ExperimentConfig
 from tests.harness.doctor_fakes import A10, CURRENT_PACKAGES, H100, PAPER_PACKAGES
 

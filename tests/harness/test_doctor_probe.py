@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.doctor import MachineProbe
-from harness.doctor.probes import MIB, parse_python_facts
+from harness.doctor.probes import MIB, parse_flash, parse_python_facts
 
 
 def script(folder: Path, name: str, body: str) -> Path:
@@ -47,10 +47,11 @@ def test_a_failing_nvidia_smi_says_why(tmp_path: Path) -> None:
 
 def test_this_python_is_asked_for_its_packages_and_cuda() -> None:
     probe = MachineProbe()
-    here = probe.python(sys.executable, cuda=False)
+    names = ("torch", "verl")
+    here = probe.python(sys.executable, cuda=False, packages=names)
     assert here.error is None and here.torch is None
     assert here.packages["torch"] is not None and here.packages["verl"] is None
-    asked = probe.python(sys.executable, cuda=True)  # a subprocess importing torch
+    asked = probe.python(sys.executable, cuda=True, packages=names)  # a subprocess importing torch
     assert asked.error is None and asked.packages == here.packages
     assert asked.torch is not None and asked.torch.version.startswith(here.packages["torch"] or "")
     import torch
@@ -60,13 +61,24 @@ def test_this_python_is_asked_for_its_packages_and_cuda() -> None:
 
 
 def test_a_python_that_cannot_run_or_answers_nonsense(tmp_path: Path) -> None:
-    gone = MachineProbe().python(str(tmp_path / "python"), cuda=True)
+    gone = MachineProbe().python(str(tmp_path / "python"), cuda=True, packages=("torch",))
     assert gone.error is not None and gone.error.startswith("cannot run it")
     liar = script(tmp_path, "liar", "echo hello")
-    said = MachineProbe().python(str(liar), cuda=False)
+    said = MachineProbe().python(str(liar), cuda=False, packages=("torch",))
     assert said.error == "it failed (exit 0): no output"
     facts = parse_python_facts("p", 1, "", "Traceback\nImportError: boom")
     assert facts.error == "it failed (exit 1): ImportError: boom"
+
+
+def test_flash_attn_is_asked_of_the_python_that_trains(tmp_path: Path) -> None:
+    usable, reason = MachineProbe().flash_attn(sys.executable)  # the shared check, run there
+    assert isinstance(usable, bool) and reason
+    gone = MachineProbe().flash_attn(str(tmp_path / "python"))
+    assert gone[0] is None and gone[1].startswith("cannot run the trainer's python")
+    said = parse_flash("p", 0, '{"flash_attn": true, "flash_reason": "flash_attn 2.8.3"}', "")
+    assert said == (True, "flash_attn 2.8.3")
+    failed = parse_flash("p", 1, "", "Traceback\nImportError: boom")
+    assert failed == (None, "probing the trainer's python p failed (exit 1): ImportError: boom")
 
 
 def test_free_disk_is_measured_where_the_runs_would_go(tmp_path: Path) -> None:

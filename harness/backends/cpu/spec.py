@@ -2,13 +2,14 @@
 
 It takes no section of its own: its knobs are the experiment's `grpo`, `policy` and `precision`.
 Its runs share a machine (one per core by default), reserve one CPU each on a Ray cluster, and
-serve no model to designers.
+serve no model to designers. Of the machine, `harness doctor` checks its torch and free disk
+(`harness.backends.cpu.doctor`, imported when the hook runs).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.backends.cpu.settings import CPU_POLICIES
 from harness.backends.spec import BackendSpec
@@ -18,10 +19,7 @@ if TYPE_CHECKING:
     from harness.backends.cpu.backend import CpuBackend
     from harness.experiment import ExperimentConfig
 
-__all__ = ["CPU_RUN_BYTES", "SPEC"]
-
-CPU_RUN_BYTES = 50_000_000
-"""A cpu-backend run writes its records, policy state and logs: a few MB; 50 MB leaves room."""
+__all__ = ["SPEC"]
 
 
 def build(
@@ -57,7 +55,15 @@ def config_problems(policy: str, precision: str) -> list[str]:
 
 def disk_per_run(experiment: ExperimentConfig) -> int:
     """The same allowance per run that preflight's disk check asks for."""
+    from harness.backends.cpu.doctor import CPU_RUN_BYTES
+
     return CPU_RUN_BYTES
+
+
+def machine_findings(experiment: ExperimentConfig, probe: Any, **options: Any) -> list[Any]:
+    from harness.backends.cpu.doctor import machine_findings as findings
+
+    return findings(experiment, probe, **options)
 
 
 def fingerprint(experiment: ExperimentConfig, threads: int) -> str:
@@ -74,6 +80,7 @@ SPEC = BackendSpec(
     description="the MLP learner, trained by GRPO on this machine's CPUs (no GPU, no model files)",
     build=build,
     config_problems=config_problems,
+    machine_findings=machine_findings,
     disk_per_run=disk_per_run,
     fingerprint=fingerprint,
 )

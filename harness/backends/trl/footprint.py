@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.backends.trl.settings import TrlSettings
-from harness.backends.verl.footprint import size
+from harness.byte_sizes import size
 
 __all__ = ["MemoryPlan", "disk_bytes", "memory_plan"]
 

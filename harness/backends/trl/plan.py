@@ -11,14 +11,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.backends.cpu.doctor import cpu_disk_findings
 from harness.backends.spec import RoundZero
 from harness.backends.trl.footprint import disk_bytes, memory_plan
 from harness.backends.trl.install import TRL_EXTRA, missing_packages
 from harness.backends.trl.loading import Placement
 from harness.backends.trl.serving import serve_argv
 from harness.backends.trl.settings import TrlSettings, trl_section
-from harness.backends.verl.footprint import ModelSize, model_size, size
-from harness.doctor import storage
+from harness.backends.verl.footprint import ModelSize, model_size
+from harness.byte_sizes import size
 from harness.doctor.findings import Finding, fail, ok, warn
 from harness.doctor.probes import Probe
 from harness.experiment import ExperimentConfig
@@ -136,14 +137,14 @@ def machine_findings(experiment: ExperimentConfig, probe: Probe, **options: Any)
     out.append(fail("packages", f"backend trl needs {', '.join(dict.fromkeys(missing))}",
                     TRL_EXTRA) if missing else ok("packages", "trl, transformers, peft, "
                     "datasets, accelerate and transformers serve are installed"))  # fmt: skip
-    found = sized(experiment, probe.model(experiment.policy))
+    found = sized(experiment, model_size(experiment.policy, env=probe.env))
     out.append(ok("model", found.describe()) if found.params is not None else warn(
         "model", found.describe(), "put the model on disk, or state trl.model_params"))  # fmt: skip
     out += _device(experiment, s, probe, found)
     free, where = probe.free_disk(root)
     runs = len(experiment.designers) * len(experiment.seeds)
     if found.params is None:
-        out += storage.cpu_disk_findings(free, where, runs)
+        out += cpu_disk_findings(free, where, runs)
     elif free is not None:
         need = disk_bytes(found.params, s, experiment.rounds)
         line = f"{size(free)} free at {where}; a run keeps about {size(need)} of models"
@@ -157,7 +158,7 @@ def _device(
 ) -> list[Finding]:
     import sys
 
-    facts = probe.python(sys.executable, cuda=s.device != "cpu")
+    facts = probe.python(sys.executable, cuda=s.device != "cpu", packages=("torch",))
     torch = facts.torch
     gpus = torch.gpus if torch is not None and torch.available else ()
     if s.device == "cpu" or (s.device == "auto" and not gpus):

@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Collection
 from pathlib import Path
 
-from harness.backends.verl.footprint import size
+from harness.byte_sizes import size
 
 __all__ = ["prune_rounds"]
 

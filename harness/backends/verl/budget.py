@@ -31,10 +31,10 @@ from harness.backends.verl.footprint import (
     BF16,
     checkpoint_footprint,
     model_size,
-    size,
     stated_size,
 )
 from harness.backends.verl.settings import verl_section
+from harness.byte_sizes import size
 from harness.experiment import ExperimentConfig
 from run_records import LoadKind
 

@@ -4,7 +4,8 @@ GPUs, CUDA and the driver; GPU memory against the recipe; the packages against b
 verl lines; flash-attn; the model in the Hugging Face cache, else the hub; free disk against the
 comparison's checkpoint budget; Ray when an address is given; a free port for vLLM's servers.
 Each is asked of the probe only when the experiment needs it, in the order a first round meets
-them.
+them. The checks themselves are verl's (`doctor_gpu`, `doctor_packages`, `doctor_storage`);
+the probe, the Ray and port checks and the findings are the doctor's, shared by every backend.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.backends.servers import HOST
+from harness.backends.verl import doctor_gpu, doctor_packages, doctor_storage
 from harness.backends.verl.footprint import (
     DiskBudget,
     ModelSize,
@@ -20,12 +22,13 @@ from harness.backends.verl.footprint import (
     disk_budget,
     hf_hub_cache,
     hub_offline,
+    model_size,
     stated_size,
 )
 from harness.backends.verl.runtime import VerlRuntime
 from harness.backends.verl.settings import verl_section
 from harness.backends.verl.versions import UnsupportedVerl, VerlLine, line_of
-from harness.doctor import gpu, network, software, storage
+from harness.doctor import network
 from harness.doctor.findings import Finding, fail
 from harness.doctor.probes import PROBE_TIMEOUT_S, Probe
 from harness.experiment import ExperimentConfig
@@ -56,10 +59,11 @@ def machine_findings(
     runtime = runtime or VerlRuntime(ray_address=ray_address)
     settings = verl_section(experiment)
     python, cluster = runtime.commands.python, runtime.submits_jobs
-    facts, driver = probe.python(python, cuda=True), probe.driver()
-    needed, why = gpu.gpus_needed(settings, submits_jobs=cluster)
-    visible = gpu.visible_gpus(driver, facts.torch)
-    size = stated_size(probe.model(experiment.policy), settings)
+    facts = probe.python(python, cuda=True, packages=doctor_packages.DISTRIBUTIONS)
+    driver = probe.driver()
+    needed, why = doctor_gpu.gpus_needed(settings, submits_jobs=cluster)
+    visible = doctor_gpu.visible_gpus(driver, facts.torch)
+    size = stated_size(model_size(experiment.policy, env=probe.env), settings)
     if params is not None:
         size = replace(size, params=params, source="as given")
     flash = None
@@ -67,9 +71,9 @@ def machine_findings(
     if wants_flash and not cluster and visible:
         flash = probe.flash_attn(python)
     out = [
-        *gpu.cuda_findings(driver, facts.torch, python),
-        *gpu.gpu_count_findings(visible, needed, why),
-        *gpu.memory_findings(
+        *doctor_gpu.cuda_findings(driver, facts.torch, python),
+        *doctor_gpu.gpu_count_findings(visible, needed, why),
+        *doctor_gpu.memory_findings(
             visible,
             size,
             settings,
@@ -77,8 +81,8 @@ def machine_findings(
             serving=serving,
             local_only=cluster,
         ),
-        *software.package_findings(facts, verl_here=not cluster, ray_here=cluster),
-        *software.attention_findings(settings.attention, facts, flash, cluster=cluster),
+        *doctor_packages.package_findings(facts, verl_here=not cluster, ray_here=cluster),
+        *doctor_packages.attention_findings(settings.attention, facts, flash, cluster=cluster),
         *_model(experiment.policy, size, probe),
         *_disk(
             experiment, probe, root, size, _line(facts.packages.get("verl")), resume, concurrent
@@ -98,12 +102,13 @@ def _line(verl: str | None) -> VerlLine:
 
 def _model(model: str, size: ModelSize, probe: Probe) -> list[Finding]:
     cache, local = hf_hub_cache(probe.env), Path(model).expanduser().is_dir()
-    found = storage.model_findings(size, offline=hub_offline(probe.env), cache=cache, local=local)
+    offline = hub_offline(probe.env)
+    found = doctor_storage.model_findings(size, offline=offline, cache=cache, local=local)
     if found:
         return found
-    endpoint = (probe.env.get("HF_ENDPOINT") or storage.HUB_ENDPOINT).rstrip("/")
+    endpoint = (probe.env.get("HF_ENDPOINT") or doctor_storage.HUB_ENDPOINT).rstrip("/")
     answer = probe.http(f"{endpoint}/api/models/{model}", PROBE_TIMEOUT_S)
-    return storage.hub_findings(model, endpoint, answer, cache)
+    return doctor_storage.hub_findings(model, endpoint, answer, cache)
 
 
 def _disk(
@@ -123,7 +128,7 @@ def _disk(
             budget = disk_budget(experiment, footprint, concurrent=concurrent, line=line)
         except ValueError as err:
             return [fail("disk", f"no budget: the recipe's batches do not work out: {err}")]
-    return storage.disk_findings(free, where, budget, size, resume=resume)
+    return doctor_storage.disk_findings(free, where, budget, size, resume=resume)
 
 
 def _ray(address: str, probe: Probe) -> list[Finding]:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.backends.verl.settings import VerlSettings, verl_section
 from harness.backends.verl.versions import VerlLine
+from harness.byte_sizes import size
 
 if TYPE_CHECKING:
     from harness.experiment import ExperimentConfig
@@ -55,7 +56,6 @@ __all__ = [
     "hf_hub_cache",
     "hub_offline",
     "model_size",
-    "size",
 ]
 
 FP32, BF16 = 4, 2
@@ -72,14 +72,6 @@ ceiling, as most responses stop before the maximum length."""
 TRUE_VALUES = {"1", "ON", "YES", "TRUE"}
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json")
 """One of them must be there for verl and vLLM to load the tokenizer without the hub."""
-
-
-def size(n_bytes: float) -> str:
-    """Bytes in decimal units, as ``df -H`` and disk prices give them."""
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
-        if n_bytes >= scale:
-            return f"{n_bytes / scale:.1f} {unit}"
-    return f"{n_bytes / 1e3:.1f} kB"
 
 
 # --- the model on disk ----------------------------------------------------------------------

@@ -47,8 +47,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from harness.backends.verl.footprint import size
 from harness.backends.verl.layout import TRACKER, hf_model_dir, latest_step
+from harness.byte_sizes import size
 
 __all__ = [
     "KEPT_PATHS",

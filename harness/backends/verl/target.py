@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harness.backends.base import BackendUnavailable
+from harness.backends.flash_attention import FLASH_CHECK
 from harness.backends.verl.runtime import VerlRuntime
 from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.versions import (
@@ -119,29 +120,14 @@ class Probe:
     flash_reason: str = ""
 
 
-PROBE_SCRIPT = """\
+PROBE_SCRIPT = f"""\
 import importlib.metadata as md, json, sys
-out = {"verl": None, "flash_attn": None, "flash_reason": ""}
+out = {{"verl": None, "flash_attn": None, "flash_reason": ""}}
 try:
     out["verl"] = md.version("verl")
 except md.PackageNotFoundError:
     pass
-def flash():
-    try:
-        import flash_attn, flash_attn.bert_padding
-    except Exception as err:
-        why = " ".join(str(err).split())
-        return False, "flash_attn does not import (%s: %s)" % (type(err).__name__, why)
-    import torch
-    if not torch.cuda.is_available():
-        return False, "torch %s sees no CUDA GPU" % torch.__version__
-    caps = [torch.cuda.get_device_capability(i) for i in range(torch.cuda.device_count())]
-    old = ["GPU %d is sm_%d%d" % (i, a, b) for i, (a, b) in enumerate(caps) if a < 8]
-    if old:
-        return False, "flash-attn 2 needs compute capability >= 8.0; " + ", ".join(old)
-    return True, "flash_attn %s on %d GPU(s) sm_%d%d+" % (
-        flash_attn.__version__, len(caps), *min(caps))
-if "flash" in sys.argv[1:]:
+{FLASH_CHECK}if "flash" in sys.argv[1:]:
     out["flash_attn"], out["flash_reason"] = flash()
 print(json.dumps(out))
 """

@@ -9,8 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from harness.backends.verl.dry_run import dry_run
-from harness.backends.verl.footprint import size
 from harness.backends.verl.runtime import VerlRuntime
+from harness.byte_sizes import size
 from harness.dry_run import round_zero
 from harness.executors.base import plan
 from harness.experiment import ExperimentConfig

@@ -1,5 +1,7 @@
 """A rough lower bound of the GPU memory each phase of a verl round needs, per GPU.
 
+`harness doctor` holds these against the machine's GPUs (`doctor_gpu.memory_findings`).
+
 These are estimates from the model's size and the recipe, not measurements: activations,
 the CUDA context (about half a GiB a process), NCCL buffers and vLLM's CUDA graphs come on
 top, so memory that passes here can still run out, but memory that fails here cannot work.

@@ -6,12 +6,18 @@ from collections.abc import Sequence
 from typing import Literal
 
 from harness.backends.verl.footprint import ModelSize
+from harness.backends.verl.gpu_memory import gib, memory_needs
 from harness.backends.verl.settings import VerlSettings
 from harness.doctor.findings import Finding, fail, ok, warn
-from harness.doctor.memory import gib, memory_needs
 from harness.doctor.probes import DriverFacts, Gpu, TorchFacts
 
-__all__ = ["cuda_findings", "gpu_count_findings", "gpus_needed", "memory_findings"]
+__all__ = [
+    "cuda_findings",
+    "gpu_count_findings",
+    "gpus_needed",
+    "memory_findings",
+    "visible_gpus",
+]
 
 GPU_EXTRA_FIX = 'pip install -e ".[gpu]" on a Linux x86_64 machine (its torch pin is a CUDA build)'
 

@@ -22,8 +22,12 @@ from harness.backends.verl.versions import (
 from harness.doctor.findings import Finding, fail, ok, warn
 from harness.doctor.probes import PythonFacts
 
-__all__ = ["attention_findings", "package_findings", "torch_findings"]
+__all__ = ["DISTRIBUTIONS", "attention_findings", "package_findings"]
 
+DISTRIBUTIONS: tuple[str, ...] = tuple(
+    dict.fromkeys([*(name for s in SUPPORTED for name in s.packages), "flash-attn", "ray"])
+)
+"""What the trainer's python is asked for: every package of the supported sets, flash-attn, ray."""
 ESSENTIAL = ("vllm", "torch", "transformers")
 """Without these the first round cannot start (evaluation and serving need vLLM too)."""
 
@@ -151,17 +155,3 @@ def attention_findings(
             )
         ]
     return [warn("attention", f"{reason}: verl uses sdpa without padding removal (slower)", fix)]
-
-
-def torch_findings(facts: PythonFacts) -> list[Finding]:
-    """The cpu backend trains with this interpreter's torch."""
-    version = facts.packages.get("torch")
-    if version is None:
-        return [
-            fail(
-                "packages",
-                f"torch is not installed for {facts.python}",
-                "pip install -e .  (the project pins torch)",
-            )
-        ]
-    return [ok("packages", f"torch {version} in {facts.python} (the cpu backend trains here)")]

@@ -1,21 +1,15 @@
-"""Free disk against the comparison's budget, and the model on disk or on the hub."""
+"""Free disk against a verl comparison's budget, and the model on disk or on the hub."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from harness.backends.cpu.spec import CPU_RUN_BYTES
-from harness.backends.verl.footprint import DiskBudget, ModelSize, size
+from harness.backends.verl.footprint import DiskBudget, ModelSize
+from harness.byte_sizes import size
+from harness.doctor.disk import unmeasured
 from harness.doctor.findings import Finding, fail, ok, warn
 
-__all__ = [
-    "CPU_RUN_BYTES",
-    "HUB_ENDPOINT",
-    "cpu_disk_findings",
-    "disk_findings",
-    "hub_findings",
-    "model_findings",
-]
+__all__ = ["HUB_ENDPOINT", "disk_findings", "hub_findings", "model_findings"]
 
 HUB_ENDPOINT = "https://huggingface.co"
 
@@ -30,7 +24,7 @@ def disk_findings(
 ) -> list[Finding]:
     """Free disk against the comparison's peak; `budget` None: `model`'s size is unknown."""
     if free is None:
-        return [_unmeasured(where)]
+        return [unmeasured(where)]
     if budget is None:
         return [
             warn(
@@ -53,20 +47,6 @@ def disk_findings(
     if resume:
         return [warn("disk", f"{text}; resuming, part of it is on disk already", fix)]
     return [fail("disk", text, fix)]
-
-
-def cpu_disk_findings(free: int | None, where: Path, runs: int) -> list[Finding]:
-    if free is None:
-        return [_unmeasured(where)]
-    need = CPU_RUN_BYTES * runs
-    text = f"{size(free)} free at {where}; {runs} cpu run(s) write a few MB each"
-    if free >= need:
-        return [ok("disk", text)]
-    return [fail("disk", f"{text} (allow {size(need)})", "free space or choose another --out")]
-
-
-def _unmeasured(where: Path) -> Finding:
-    return warn("disk", f"free space at {where} cannot be measured", "check it with df -H")
 
 
 def model_findings(model: ModelSize, *, offline: bool, cache: Path, local: bool) -> list[Finding]:
