@@ -123,7 +123,7 @@ class RunDir:
         if not resume:
             return self._taken()
         try:
-            started_with = read_stamp(self.path).experiment
+            started_with = read_stamp(self.path).experiment.as_dict()
         except RunFileError as err:
             return str(err)
         changed = first_difference(

@@ -150,7 +150,7 @@ def _report(outcome: EvalOutcome, as_json: bool) -> None:
                           "result": str(outcome.path), "suites": suites,
                           "notes": list(record.notes)}))  # fmt: skip
         return
-    n = record.experiment.get("best_of", 1)
+    n = record.experiment.best_of
     table = Table(title=f"{record.designer}: {SUM_HEADER} Sum (%), zero-shot")
     for column in ("suite", "instances", "greedy", f"best of {n}"):
         table.add_column(column, justify="right")

@@ -212,7 +212,7 @@ def _describe_target(target: dict[str, object]) -> str:
 
 def _final_table(record: ResultRecord) -> Table:
     final = Table(title=f"Benchmarks: {SUM_HEADER} Sum (%), greedy and best-of-n")
-    for name in ("suite", "greedy", f"best of {record.experiment.get('best_of', '?')}"):
+    for name in ("suite", "greedy", f"best of {record.experiment.best_of}"):
         final.add_column(name, justify="right")
     for name, result in record.suites.items():
         final.add_row(name, size_mean(result).text(pct),

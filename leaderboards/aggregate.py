@@ -81,7 +81,8 @@ def build_board(
                                                      details), strict=True))  # fmt: skip
     in_rows = sorted(ranked, key=lambda g: _rank(parts[id(g)].row))
     mine = [parts[id(g)] for g in in_rows]
-    statistics = board_statistics(in_rows, [p.statistics for p in mine], suites, resamples)
+    statistics = board_statistics(in_rows, [p.statistics for p in mine], [p.drawn for p in mine],
+                                  suites, resamples)  # fmt: skip
     return Board(
         package_version=package_version(),
         git_commit=git_commit(),

@@ -4,8 +4,9 @@ Per ranked designer (`designer_statistics`, computed with the rest of its part:
 `leaderboards.designer_parts`): rliable's aggregates, its profile and P(improvement) over the
 baseline (`leaderboards.task_scores`), and its validation curves per round
 (`leaderboards.curves`). Across designers (`board_statistics`): the controls
-(`leaderboards.controls`) and the detectable difference (`leaderboards.power`), which reuse the
-rows' means, resampled Sums and paired deltas (`Group.means`, `.reps`, `.paired`).
+(`leaderboards.controls`) and the detectable difference (`leaderboards.power`); the controls
+reuse the rows' means, resampled Sums and paired deltas, which each part returns
+(`leaderboards.sums.Drawn`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from leaderboards.controls import board_controls
 from leaderboards.curves import round_curves
 from leaderboards.groups import Group
 from leaderboards.power import board_power
+from leaderboards.sums import Drawn
 from leaderboards.task_scores import TaskScores, aggregates, improvements, profiles
 
 
@@ -46,15 +48,20 @@ def designer_statistics(
 
 
 def board_statistics(
-    groups: list[Group], each: Sequence[DesignerStatistics], suites: list[str], resamples: int
+    groups: list[Group],
+    each: Sequence[DesignerStatistics],
+    drawn: Sequence[Drawn],
+    suites: list[str],
+    resamples: int,
 ) -> dict[str, Any]:
     """`Board`'s aggregates, improvements, profiles, curves (`each`: the ranked `groups`'
-    statistics, in the rows' order), controls and power fields."""
+    statistics, in the rows' order), controls (from `drawn`: what each of them resampled, in
+    the same order) and power fields."""
     return {
         "aggregates": tuple(a for s in each for a in s.aggregates),
         "improvements": tuple(i for s in each for i in s.improvements),
         "profiles": tuple(p for s in each for p in s.profiles),
         "curves": tuple(c for s in each for c in s.curves),
-        "controls": board_controls(groups, suites, resamples),
+        "controls": board_controls(groups, drawn, suites, resamples),
         "power": board_power(groups, suites),
     }

@@ -18,7 +18,7 @@ recorded have none: they pool with each other, with a note, but not with records
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from leaderboards.errors import LeaderboardError
@@ -47,7 +47,7 @@ def shared_experiment(run: LoadedRun, *, pool_machines: bool = False) -> dict[st
     """A run's experiment config without the fields a board lets differ."""
     free = (*FREE_FIELDS, "policy") if run.record.kind == "policy" else FREE_FIELDS  # its model
     free = (*free, *MACHINE_FIELDS) if pool_machines else free
-    return {k: v for k, v in run.record.experiment.items() if k not in free}
+    return {k: v for k, v in run.record.experiment.as_dict().items() if k not in free}
 
 
 def check_compatible(runs: Sequence[LoadedRun], *, pool_machines: bool = False) -> None:
@@ -195,6 +195,5 @@ def _same_options(runs: Sequence[LoadedRun]) -> None:
             )
 
 
-def _options(run: LoadedRun) -> Any:
-    options = run.record.experiment.get("designer_options") or {}
-    return options.get(run.record.designer, {}) if isinstance(options, Mapping) else options
+def _options(run: LoadedRun) -> dict[str, Any]:
+    return run.record.experiment.designer_options.get(run.record.designer, {})

@@ -8,11 +8,12 @@ matching the benchmarks' own mix). With the fixed `random` configuration they gi
   overall Sums, so random is 0 and matched 1. Its interval is the percentile interval of that
   ratio over resamples. Where the designer, random and matched ran the same seeds, numerator and
   denominator are the paired deltas against random (`leaderboards.deltas.paired_reps`: one seed
-  draw of random's, shared by both, and instances resampled answer by answer); otherwise they
-  are differences of each designer's own resampled Sums (independent draws). Where matched does
-  not beat random beyond its 95% interval, the scale's unit is noise: a score of -43 would only
-  say that the denominator is near 0, so there are no scores, and a note says why (the
-  sensitivity line still tells whether the budget separates designers). With one seed nothing
+  draw of random's, shared by both, and instances resampled answer by answer; the rows' own
+  where random is the baseline, `leaderboards.sums.Drawn`); otherwise they are differences of
+  each designer's own resampled Sums (independent draws). Where matched does not beat random
+  beyond its 95% interval, the scale's unit is noise: a score of -43 would only say that the
+  denominator is near 0, so there are no scores, and a note says why (the sensitivity line
+  still tells whether the budget separates designers). With one seed nothing
   has an interval: the scores are given, each with the one-seed note.
 - **Sensitivity**: matched minus harder, the overall Sum's delta (`baseline_deltas`), per
   metric. A budget whose sensitivity interval includes 0 cannot rank designers.
@@ -24,8 +25,8 @@ all three.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from statistics import mean
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,29 +35,36 @@ from leaderboards.bootstrap import ONE_SEED, Floats, interval
 from leaderboards.deltas import baseline_deltas, paired_reps
 from leaderboards.groups import Group, overall_reps, pct
 from leaderboards.metrics import METRICS, SHORT, Metric
+from leaderboards.sums import Drawn, Replicates, Resampled
 
 ZERO, POSITIVE, NEGATIVE = "random", "matched", "harder"
 RUN_CONTROLS = "run `harness compare --preset controls` (random, matched and harder)"
 DIGITS = 4
 
 
-def board_controls(groups: Sequence[Group], suites: list[str], resamples: int) -> Controls | None:
-    """The controls of the ranked `groups` (board order); None when none is a designer."""
-    designers = [g for g in groups if g.kind == "designer"]
-    if not designers:
+def board_controls(
+    groups: Sequence[Group], drawn: Sequence[Drawn], suites: list[str], resamples: int
+) -> Controls | None:
+    """The controls of the ranked `groups` (board order; `drawn`: what each one's part
+    resampled, in the same order); None when none is a designer."""
+    named = {g.designer: (g, d) for g, d in zip(groups, drawn, strict=True)
+             if g.kind == "designer"}  # fmt: skip
+    if not named:
         return None
-    named = {g.designer: g for g in designers}
-    zero, one, neg = named.get(ZERO), named.get(POSITIVE), named.get(NEGATIVE)
+    designers = [g for g, _ in named.values()]
+    zero, one, neg = (named[name][0] if name in named else None
+                      for name in (ZERO, POSITIVE, NEGATIVE))  # fmt: skip
     notes: list[str] = []
     normalised: list[NormalisedScore] = []
     if zero is None or one is None:
         notes.append(f"no normalised scores: {_missing((ZERO, zero), (POSITIVE, one))}")
     else:
+        scale = _Scale(zero, one, suites, {name: d.sums for name, (_, d) in named.items()},
+                       _against_zero(designers, zero, one, named, suites, resamples))  # fmt: skip
         unclear: list[str] = []  # metrics whose scale is noise, with matched - random's interval
         for metric in METRICS:
             if all(one.has(s, metric) for s in suites):
-                normalised.extend(_scores(designers, zero, one, suites, metric, resamples, notes,
-                                          unclear))  # fmt: skip
+                normalised.extend(_scores(scale, designers, metric, notes, unclear))
         if unclear:
             notes.append(f"no normalised scores for {_rates(unclear)}: {POSITIVE} does not beat "
                          f"{ZERO} beyond its 95% interval ({'; '.join(unclear)} points), so the "
@@ -65,13 +73,69 @@ def board_controls(groups: Sequence[Group], suites: list[str], resamples: int) -
     if one is None or neg is None:
         notes.append(f"no sensitivity line: {_missing((POSITIVE, one), (NEGATIVE, neg))}")
     else:
-        overall = baseline_deltas(one, neg, suites, resamples)[1]
+        above, below = named[POSITIVE][1], named[NEGATIVE][1]
+        overall = baseline_deltas(one, neg, above.sums, below.sums, suites, resamples,
+                                  above.paired.get(NEGATIVE)).overall  # fmt: skip
         sensitivity = {str(m): d for m in METRICS if (d := overall.get(m)) is not None}
     if None in (zero, one, neg):
         notes.append(RUN_CONTROLS)
     return Controls(zero=ZERO, positive=POSITIVE, negative=NEGATIVE,
                     normalised=tuple(normalised), sensitivity=sensitivity,
                     note="; ".join(notes) or None)  # fmt: skip
+
+
+def _against_zero(
+    designers: list[Group],
+    zero: Group,
+    one: Group,
+    named: Mapping[str, tuple[Group, Drawn]],
+    suites: list[str],
+    resamples: int,
+) -> dict[str, Replicates]:
+    """The paired differences against random that the scores read: every designer's that ran
+    random's seeds (2+), when matched did too (else no score is paired). The deltas' where
+    random is the baseline, drawn here otherwise."""
+    if len(zero.runs) < 2 or one.seeds != zero.seeds:
+        return {}
+    found = {}
+    for g in designers:
+        if g is not zero and g.seeds == zero.seeds:
+            known = named[g.designer][1].paired.get(zero.designer)
+            found[g.designer] = paired_reps(g, zero, suites, resamples) if known is None else known
+    return found
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """What the normalised scores read: random (0), matched (1), every designer's Sums and
+    the paired differences against random (`_against_zero`)."""
+
+    zero: Group
+    one: Group
+    suites: list[str]
+    sums: Mapping[str, Resampled]
+    against_zero: Mapping[str, Replicates]
+
+    def overall(self, g: Group, metric: Metric) -> float:
+        return self.sums[g.designer].overall_mean(self.suites, metric)
+
+    def differences(self, g: Group, metric: Metric) -> Floats | None:
+        """Resampled overall `g` minus random: paired when their seeds match; None with one
+        seed."""
+        if len(g.runs) < 2 or len(self.zero.runs) < 2:
+            return None
+        if g.seeds == self.zero.seeds:
+            return overall_reps(self.against_zero[g.designer], self.suites, metric)
+        return self.independent(g, metric)
+
+    def independent(self, g: Group, metric: Metric) -> Floats | None:
+        """Resampled overall `g` minus random, each from its own resampled Sums."""
+        mine = overall_reps(self.sums[g.designer].reps, self.suites, metric)
+        theirs = overall_reps(self.sums[self.zero.designer].reps, self.suites, metric)
+        return None if mine is None or theirs is None else mine - theirs
+
+    def paired(self, g: Group) -> bool:
+        return g.seeds == self.zero.seeds == self.one.seeds
 
 
 def _rates(unclear: list[str]) -> str:
@@ -87,34 +151,27 @@ def _missing(*controls: tuple[str, Group | None]) -> str:
 
 
 def _scores(
-    designers: list[Group],
-    zero: Group,
-    one: Group,
-    suites: list[str],
-    metric: Metric,
-    resamples: int,
-    notes: list[str],
-    unclear: list[str],
+    scale: _Scale, designers: list[Group], metric: Metric, notes: list[str], unclear: list[str]
 ) -> list[NormalisedScore]:
     """Every designer's normalised `metric`; none (and a note) when matched does not beat random."""
-    low_end, high_end = _overall(zero, suites, metric), _overall(one, suites, metric)
+    zero, one = scale.zero, scale.one
+    low_end, high_end = scale.overall(zero, metric), scale.overall(one, metric)
     if high_end <= low_end:
         notes.append(f"no normalised {SHORT[metric]} score: {POSITIVE} ({pct(high_end):.1f}) "
                      f"does not beat {ZERO} ({pct(low_end):.1f})")  # fmt: skip
         return []
-    spread = _differences(one, zero, suites, metric, resamples)
+    spread = scale.differences(one, metric)
     if spread is not None and (span := interval(spread))[0] <= 0:  # one seed: no interval
         unclear.append(f"{SHORT[metric]} {pct(span[0]):+.1f} to {pct(span[1]):+.1f}")
         return []
     out = []
     for g in designers:
-        score = (_overall(g, suites, metric) - low_end) / (high_end - low_end)
+        score = (scale.overall(g, metric) - low_end) / (high_end - low_end)
         plain = NormalisedScore(designer=g.designer, metric=metric, score=round(score, DIGITS))
         if g is zero or g is one:
             out.append(plain.model_copy(update={"note": f"the scale's {0 if g is zero else 1}"}))
             continue
-        parts = (None if spread is None
-                 else _ratio_parts(g, zero, one, suites, metric, resamples, spread))  # fmt: skip
+        parts = None if spread is None else _ratio_parts(scale, g, metric, spread)
         if parts is None:
             out.append(plain.model_copy(update={"note": ONE_SEED}))
         else:
@@ -139,13 +196,7 @@ def _ratio_interval(numerator: Floats, denominator: Floats) -> dict[str, float |
 
 
 def _ratio_parts(
-    g: Group,
-    zero: Group,
-    one: Group,
-    suites: list[str],
-    metric: Metric,
-    resamples: int,
-    spread: Floats,
+    scale: _Scale, g: Group, metric: Metric, spread: Floats
 ) -> tuple[Floats, Floats] | None:
     """`g` minus random and matched minus random, drawn alike: paired when all three ran the
     same seeds (`spread`, matched's paired delta, is then the denominator), else from each
@@ -154,33 +205,9 @@ def _ratio_parts(
         return None
     numerator: Floats | None
     denominator: Floats | None
-    if _paired(g, zero, one):
-        numerator, denominator = _differences(g, zero, suites, metric, resamples), spread
+    if scale.paired(g):
+        numerator, denominator = scale.differences(g, metric), spread
     else:
-        numerator = _independent(g, zero, suites, metric)
-        denominator = _independent(one, zero, suites, metric)
+        numerator = scale.independent(g, metric)
+        denominator = scale.independent(scale.one, metric)
     return None if numerator is None or denominator is None else (numerator, denominator)
-
-
-def _differences(
-    g: Group, zero: Group, suites: list[str], metric: Metric, resamples: int
-) -> Floats | None:
-    """Resampled overall `g` minus `zero`: paired when their seeds match; None with one seed."""
-    if len(g.runs) < 2 or len(zero.runs) < 2:
-        return None
-    if g.seeds == zero.seeds:
-        return overall_reps(paired_reps(g, zero, suites, resamples), suites, metric)
-    return _independent(g, zero, suites, metric)
-
-
-def _independent(g: Group, zero: Group, suites: list[str], metric: Metric) -> Floats | None:
-    mine, theirs = overall_reps(g.reps, suites, metric), overall_reps(zero.reps, suites, metric)
-    return None if mine is None or theirs is None else mine - theirs
-
-
-def _paired(g: Group, zero: Group, one: Group) -> bool:
-    return g.seeds == zero.seeds == one.seeds
-
-
-def _overall(g: Group, suites: list[str], metric: Metric) -> float:
-    return mean(g.means[s, metric] for s in suites)

@@ -8,42 +8,65 @@ makespan-optimal, SOC-optimal); one it cannot give is None, as in the cells.
 The paired seed draw belongs to the baseline (and its seed count), not to the pair: every
 designer compared with one baseline sees the same resampled seeds, so differences against it
 can be combined resample by resample (the controls' normalised score divides two of them), and
-adding a designer still moves no one else's interval. Paired replicates are kept on the designer's
-`Group`, so the controls reuse the deltas' instead of drawing them again.
+adding a designer still moves no one else's interval. `baseline_deltas` returns the paired
+differences it drew with the cells, so the controls reuse the deltas' instead of drawing them
+again.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from statistics import mean
 
 from leaderboards.board import Delta, DeltaCell
 from leaderboards.bootstrap import ONE_SEED, Floats, interval, replicates, rng_for, seed_draws
 from leaderboards.errors import LeaderboardError
 from leaderboards.groups import Group, overall_reps, pct
-from leaderboards.metrics import METRICS, Metric
+from leaderboards.metrics import METRICS
+from leaderboards.sums import Replicates, Resampled
+
+
+@dataclass(frozen=True)
+class BaselineDeltas:
+    """A designer minus the baseline: per suite, overall, and what the intervals came from."""
+
+    per_suite: dict[str, DeltaCell]
+    overall: DeltaCell
+    paired: Replicates | None
+    """The resampled per-suite paired differences (same seeds, 2+ of them); None otherwise."""
 
 
 def baseline_deltas(
-    g: Group, base: Group, suites: list[str], resamples: int
-) -> tuple[dict[str, DeltaCell], DeltaCell]:
-    """Per-suite and overall deltas of `g` against `base` (both already aggregated)."""
+    g: Group,
+    base: Group,
+    sums: Resampled,
+    base_sums: Resampled,
+    suites: list[str],
+    resamples: int,
+    paired_drawn: Replicates | None = None,
+) -> BaselineDeltas:
+    """The deltas of `g` against `base` from their Sums (`leaderboards.sums`); `paired_drawn`:
+    the pair's paired differences where already drawn (what `paired_reps` would return)."""
     paired = g.seeds == base.seeds
     seeds = len(g.seeds) if paired else min(len(g.seeds), len(base.seeds))
-    reps: dict[tuple[str, Metric], Floats] = {}
-    if seeds > 1:
-        reps = paired_reps(g, base, suites, resamples) if paired else _unpaired_reps(g, base)
+    reps: Replicates = {}
+    if seeds > 1 and paired:
+        reps = paired_reps(g, base, suites, resamples) if paired_drawn is None else paired_drawn
+    elif seeds > 1:
+        reps = _unpaired_reps(sums, base_sums)
     per_suite = {}
     for suite in suites:
         cell: dict[str, Delta | None] = {
-            m: _delta(g.means[suite, m] - base.means[suite, m], reps.get((suite, m)), seeds, paired)
+            m: _delta(sums.means[suite, m] - base_sums.means[suite, m], reps.get((suite, m)),
+                      seeds, paired)
             if g.has(suite, m)
             else None
             for m in METRICS
-        }
+        }  # fmt: skip
         per_suite[suite] = DeltaCell.model_validate(cell)
     overall: dict[str, Delta | None] = {
         m: _delta(
-            mean(g.means[s, m] - base.means[s, m] for s in suites),
+            mean(sums.means[s, m] - base_sums.means[s, m] for s in suites),
             overall_reps(reps, suites, m),
             seeds,
             paired,
@@ -52,24 +75,16 @@ def baseline_deltas(
         else None
         for m in METRICS
     }
-    return per_suite, DeltaCell.model_validate(overall)
+    return BaselineDeltas(per_suite, DeltaCell.model_validate(overall),
+                          reps if paired and seeds > 1 else None)  # fmt: skip
 
 
-def paired_reps(
-    g: Group, base: Group, suites: list[str], resamples: int
-) -> dict[tuple[str, Metric], Floats]:
-    """Resampled per-suite differences `g` minus `base` (same seeds), computed once per pair."""
-    if base.designer not in g.paired:
-        g.paired[base.designer] = _paired_reps(g, base, suites, resamples)
-    return g.paired[base.designer]
-
-
-def _paired_reps(
-    g: Group, base: Group, suites: list[str], resamples: int
-) -> dict[tuple[str, Metric], Floats]:
+def paired_reps(g: Group, base: Group, suites: list[str], resamples: int) -> Replicates:
+    """Resampled per-suite differences `g` minus `base` (same seeds): one seed draw of the
+    baseline's for both, each seed's instances answer by answer."""
     draws = seed_draws(rng_for("paired-seeds", base.kind, base.designer, len(base.runs)),
                        len(g.runs), resamples)  # fmt: skip
-    reps = {}
+    reps: Replicates = {}
     for suite in suites:
         for metric in METRICS:
             if not g.has(suite, metric):
@@ -88,8 +103,9 @@ def _paired_reps(
     return reps
 
 
-def _unpaired_reps(g: Group, base: Group) -> dict[tuple[str, Metric], Floats]:
-    return {key: g.reps[key] - base.reps[key] for key in g.reps if key in base.reps}
+def _unpaired_reps(sums: Resampled, base_sums: Resampled) -> Replicates:
+    return {key: reps - base_sums.reps[key] for key, reps in sums.reps.items()
+            if key in base_sums.reps}  # fmt: skip
 
 
 def _delta(value: float, reps: Floats | None, seeds: int, paired: bool) -> Delta:

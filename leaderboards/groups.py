@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,19 +15,19 @@ from leaderboards.readers import LoadedRun
 from leaderboards.score_arrays import SuiteArrays
 
 
-@dataclass
+@dataclass(frozen=True)
 class Group:
-    """One designer's runs (sorted by seed), their verdict arrays and resampled Sums."""
+    """One designer's runs (sorted by seed), their verdict arrays and its seed draws: what
+    `make_groups` builds, and nothing computed from it later. Its resampled Sums are values
+    (`leaderboards.sums.resample_sums`), its paired differences too
+    (`leaderboards.deltas.paired_reps`), passed to whoever reads them."""
 
     designer: str
     kind: str
     runs: list[LoadedRun]
     arrays: dict[str, list[SuiteArrays]]
     draws: np.ndarray
-    reps: dict[tuple[str, Metric], Floats] = field(default_factory=dict)
-    means: dict[tuple[str, Metric], float] = field(default_factory=dict)
-    paired: dict[str, dict[tuple[str, Metric], Floats]] = field(default_factory=dict)
-    """Per other designer (same seeds): resampled per-suite differences, this one minus it."""
+    """(resamples, seeds): every one of its cells resamples the seeds alike."""
 
     @property
     def seeds(self) -> tuple[int, ...]:

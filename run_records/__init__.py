@@ -5,9 +5,10 @@ per-round and final records (`schema`), the files of a run directory and how the
 (`run_files`), the stored answers and how they are judged (`answers`, `scoring`), a result's
 counts checked against its own verdicts (`tallies`), the machine a run computed on (`machine`),
 a round's training in numbers (`training_summary`), the design steps' tally (`design_tally`),
-and the paper's headline "Sum" (`headline`). This package imports only `mapf_env` and
-`designers`; a reader of records never needs the harness installed with its backends, and a
-change to the contract is a change to one place.
+the experiment as recorded (`recorded_experiment`) and the paper's headline "Sum"
+(`headline`). This package imports only `mapf_env` and `designers`; a reader of records never
+needs the harness installed with its backends, and a change to the contract is a change to one
+place.
 """
 
 from run_records.answers import (
@@ -39,6 +40,7 @@ from run_records.machine import (
     unpin_cpu_kernels,
 )
 from run_records.reasons import reason_text
+from run_records.recorded_experiment import RecordedExperiment
 from run_records.request_failures import RequestFailures
 from run_records.run_files import (
     CHECKPOINT_DIR,
@@ -108,6 +110,7 @@ __all__ = [
     "MachineRecord",
     "ModelLoad",
     "Precision",
+    "RecordedExperiment",
     "RequestFailures",
     "ResultRecord",
     "RoundResult",

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import from_json
 
 from envdesign_common import is_temporary
+from run_records.recorded_experiment import RecordedExperiment
 from run_records.schema import RESULT_SCHEMA_VERSION, FailureRecord, ResultRecord, RoundResult
 
 RUN_FILE = "run.json"
@@ -70,12 +71,11 @@ class RunStamp(BaseModel):
     schema_version: str
     package_version: str = "?"
     git_commit: str = "?"
-    experiment: dict[str, Any] = Field(description="The resolved ExperimentConfig.")
+    experiment: RecordedExperiment = Field(description="The resolved ExperimentConfig.")
 
     @property
     def rounds(self) -> int | None:
-        total = self.experiment.get("rounds")
-        return total if isinstance(total, int) else None
+        return self.experiment.rounds
 
 
 RUN_REMEDY = (

@@ -17,6 +17,7 @@ from envdesign_common import provenance
 from mapf_env import EnvConfig, EvalReport, GenerationStats, Objective
 from mapf_env.suites import OPTIMA
 from run_records.machine import MachineRecord
+from run_records.recorded_experiment import RecordedExperiment
 from run_records.request_failures import RequestFailures
 from run_records.training_summary import TrainingSummary
 
@@ -249,7 +250,7 @@ class ResultRecord(BaseModel):
     package_version: str
     git_commit: str
     kind: Literal["designer", "policy"] = "designer"
-    experiment: dict[str, Any] = Field(description="The resolved ExperimentConfig.")
+    experiment: RecordedExperiment = Field(description="The resolved ExperimentConfig.")
     designer: str
     seed: int
     backend: str

@@ -164,6 +164,6 @@ def write_record(directory: Path, record: ResultRecord) -> Path:
     """Write ``result.json`` atomically, with the values of the key variables the policy names
     (and any that looks like a key) redacted, as a run directory's files are; its path."""
     path = directory / RESULT_FILE
-    redactor = key_redactor(key_env_names(record.experiment))
+    redactor = key_redactor(key_env_names(record.experiment.as_dict()))
     atomic_write_bytes(path, redactor.redact(record.model_dump_json(indent=2)).encode("utf-8"))
     return path

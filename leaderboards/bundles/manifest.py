@@ -47,8 +47,7 @@ def run_name(record: ResultRecord, directory: str) -> str:
     directory name (`directory`) is made from its model."""
     if record.kind == "policy":
         return f"{POLICIES_DIR}/{safe_name(directory)}"
-    experiment = str(record.experiment.get("name", ""))
-    return f"{safe_name(experiment)}/{safe_name(record.designer)}/seed-{record.seed}"
+    return f"{safe_name(record.experiment.name)}/{safe_name(record.designer)}/seed-{record.seed}"
 
 
 class _Named(BaseModel):

@@ -19,8 +19,7 @@ from run_records import ResultRecord, SuiteResult, read_answers, score_answers
 
 def installed_suite(record: ResultRecord, name: str) -> BenchmarkSuite:
     """The installed suite `name` as the record was scored on it (its --limit subset)."""
-    limit = record.experiment.get("limit")
-    return stratified(load_suite(name), limit if isinstance(limit, int) else None)
+    return stratified(load_suite(name), record.experiment.limit)
 
 
 def rescored(run_dir: Path, record: ResultRecord, name: str) -> SuiteResult:

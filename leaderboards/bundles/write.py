@@ -110,7 +110,7 @@ def _entry(run: LoadedRun) -> BundleRun:
         kind=record.kind,
         designer=record.designer,
         seed=record.seed,
-        experiment=str(record.experiment.get("name", "")),
+        experiment=record.experiment.name,
     )
 
 

@@ -338,7 +338,7 @@ def test_the_experiment_names_the_learner_and_boards_keep_them_apart() -> None:
     answers = rates({3: (10, 6, 3)})
     runs = [run("random", 0, answers), run("uniform", 0, answers)]
     record = runs[1].record
-    experiment = {**record.experiment, "policy": "mlp-free"}
+    experiment = record.experiment.model_copy(update={"policy": "mlp-free"})
     runs[1] = LoadedRun(runs[1].path, record.model_copy(update={"experiment": experiment}))
     with pytest.raises(LeaderboardError, match="policy"):
         check_compatible(runs)

@@ -28,7 +28,7 @@ MACHINE = MachineRecord(
 def on(loaded: LoadedRun, machine: MachineRecord | None, **experiment: object) -> LoadedRun:
     """`loaded` as if it had computed on `machine`, with `experiment` fields changed."""
     record = loaded.record
-    update = {"machine": machine, "experiment": {**record.experiment, **experiment}}
+    update = {"machine": machine, "experiment": record.experiment.model_copy(update=experiment)}
     return LoadedRun(loaded.path, record.model_copy(update=update))
 
 

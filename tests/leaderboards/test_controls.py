@@ -8,8 +8,8 @@ import pytest
 from leaderboards import Board, build_board, render
 from leaderboards.board import NormalisedScore
 from leaderboards.bootstrap import interval
-from leaderboards.designer_parts import _row
 from leaderboards.groups import make_groups, overall_reps
+from leaderboards.sums import resample_sums
 from tests.leaderboards.handmade import rates, run
 
 FAST = 400
@@ -117,9 +117,8 @@ def test_both_sides_of_the_ratio_are_drawn_alike_when_matched_ran_other_seeds() 
     board = build_board(runs, resamples=FAST, details=())
     mine = _scores(board)["mine"]
     groups = {g.designer: g for g in make_groups(runs, "greedy", FAST)}
-    for g in groups.values():
-        _row(g, ["3agents"])  # each group's resampled Sums, as the board draws them
-    sums = {name: overall_reps(g.reps, ["3agents"], "valid") for name, g in groups.items()}
+    drawn = {name: resample_sums(g, ["3agents"]) for name, g in groups.items()}  # as the board
+    sums = {name: overall_reps(d.reps, ["3agents"], "valid") for name, d in drawn.items()}
     assert all(x is not None for x in sums.values())
     ratio = (sums["mine"] - sums["random"]) / (sums["matched"] - sums["random"])
     low, high = interval(ratio)
