@@ -48,7 +48,7 @@ from rich.table import Table
 
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
 from harness.backends.cpu import policy as learner_policy
-from harness.backends.cpu.settings import CPU_POLICIES
+from harness.backends.policy_names import CPU_POLICIES
 from harness.evaluate import validation_report
 from mapf_env import EvalReport, Instance, generate, load_suite, random_config, verify
 from mapf_env.report import FAILURE_TYPES

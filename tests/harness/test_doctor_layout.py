@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCTOR = ROOT / "harness" / "doctor"
 BACKENDS = ("harness.backends.cpu", "harness.backends.verl", "harness.backends.trl")
@@ -44,6 +46,22 @@ def test_importing_the_cli_imports_no_backend() -> None:
         "import sys, harness_cli.main; print(sorted(m for m in sys.modules if "
         + " or ".join(f"m.startswith({b!r})" for b in BACKENDS)
         + "))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("backend", ["trl", "verl"])
+def test_a_language_model_backend_takes_on_none_of_the_cpu_learners_settings(backend: str) -> None:
+    """Naming a backend loads its spec; the CPU learner's package (which pins kernels and the
+    allocator for the whole process when imported) stays out of a trl or verl process."""
+    code = (
+        "import sys; from harness.experiment import ExperimentConfig; "
+        f"ExperimentConfig(backend={backend!r}, policy='some/model'); "
+        "print(sorted(m for m in sys.modules if m.startswith('harness.backends.cpu')))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False

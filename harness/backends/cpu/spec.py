@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.backends.cpu.settings import CPU_POLICIES
+from harness.backends.policy_names import CPU_POLICIES
 from harness.backends.spec import BackendSpec
 from run_records import describe_machine
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from harness.backends.cpu.settings import language_model_problems
+from harness.backends.policy_names import language_model_problems
 from harness.backends.spec import BackendSpec, Resources, RoundZero
 from harness.backends.trl.settings import TrlSettings
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from harness.backends.cpu.settings import language_model_problems
+from harness.backends.policy_names import language_model_problems
 from harness.backends.spec import BackendSpec, Resources, RoundZero
 from harness.backends.verl.settings import VerlSettings
 
