@@ -26,13 +26,14 @@ from envdesign_common.field_errors import (
     error_message,
     field_error_lines,
 )
+from envdesign_common.shares import SHARE_TOLERANCE
 from envdesign_common.yaml_text import dump_yaml
 from mapf_env.instance import SIZES, Objective, size_name
 
 MAX_HOLE_RATIO = 0.5
 MAX_AGENTS = 8
 MAX_SAMPLES = 10_000_000
-RATIO_TOLERANCE = 1e-6
+RATIO_TOLERANCE = SHARE_TOLERANCE
 _SIZE_NAME = re.compile(r"^\s*(?:size[_ ]?)?(\d+)(?:\s*x\s*(\d+))?\s*$", re.IGNORECASE)
 
 

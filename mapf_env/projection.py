@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from envdesign_common.field_errors import ConfigError, KeyLabels
 from envdesign_common.projection_notes import ProjectionNote
+from envdesign_common.shares import rescaled_shares
 from mapf_env.config import (
     MAX_HOLE_RATIO,
-    RATIO_TOLERANCE,
     EnvConfig,
     Number,
     SharedFields,
@@ -216,18 +216,8 @@ def _clip(
 
 
 def _renormalise(sizes: dict[int, dict[str, float]], notes: list[ProjectionNote]) -> None:
-    total = sum(sizes[s]["ratio"] for s in SIZES)
-    if abs(total - 1.0) <= RATIO_TOLERANCE:
-        return
-    # Ratios near the float limit overflow their sum to inf, which would make every share 0:
-    # divide by the largest first, so 1e308 and 1e308 become halves as 1 and 1 do.
-    largest = max(sizes[s]["ratio"] for s in SIZES)
-    scale = largest if math.isinf(total) else 1.0
-    scaled_total = sum(sizes[s]["ratio"] / scale for s in SIZES)
-    for s in SIZES:
-        if total == 0.0:
-            _change(sizes, s, "ratio", 1 / len(SIZES), "all ratios were 0; spread evenly", notes)
-        else:
-            reason = f"ratios summed to {total:.6g}; rescaled to sum 1"
-            share = sizes[s]["ratio"] / scale / scaled_total
+    rescaled = rescaled_shares({s: sizes[s]["ratio"] for s in SIZES}, "ratios")
+    if rescaled is not None:
+        shares, reason = rescaled
+        for s, share in shares.items():
             _change(sizes, s, "ratio", share, reason, notes)

@@ -187,7 +187,10 @@ class TaskSpec:
 
     id: str
     description: str
-    build: Callable[[BaseModel | None], Task[Any, Any]]
+    build: Callable[[Any], Task[Any, Any]]
+    """``build(settings)``: the task, given its settings as an instance of `settings` (or None
+    when it takes none); `tasks.create_task` validates them first, so a build never sees
+    anything else."""
     settings: type[BaseModel] | None = None
     """The model of the experiment's task section, filled with its defaults when missing;
     None: the task takes no settings."""

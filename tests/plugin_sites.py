@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,12 +29,20 @@ def plugin_site(
     ))  # fmt: skip
     for module, source in modules.items():
         (site / f"{module}.py").write_text(source.read_text())
-    sys.path.insert(0, str(site))
+    with plugin_on_path(site, modules):
+        yield site
+
+
+@contextmanager
+def plugin_on_path(target: Path, modules: Iterable[str]) -> Iterator[Path]:
+    """`target` (a folder holding a plug-in's modules and its dist-info) first on sys.path, so
+    the registries find its entry points; on leaving, both undone and its `modules` forgotten."""
+    sys.path.insert(0, str(target))
     EntryPointRegistry.refresh_all()
     try:
-        yield site
+        yield target
     finally:
-        sys.path.remove(str(site))
+        sys.path.remove(str(target))
         for module in modules:
             sys.modules.pop(module, None)
         EntryPointRegistry.refresh_all()

@@ -15,8 +15,6 @@ spec's `build` does, and a missing package is reported with the extra that insta
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from tasks.base import TaskSpec
 from tasks.reasoning_gym.items import RgItem
 from tasks.reasoning_gym.settings import PRESET, RgSettings
@@ -25,16 +23,10 @@ from tasks.reasoning_gym.task import TASK_ID, ReasoningGym
 __all__ = ["PRESET", "SPEC", "TASK_ID", "ReasoningGym", "RgItem", "RgSettings"]
 
 
-def _build(settings: BaseModel | None) -> ReasoningGym:
-    if settings is not None and not isinstance(settings, RgSettings):
-        raise TypeError(f"reasoning-gym takes RgSettings, not {type(settings).__name__}")
-    return ReasoningGym(settings)
-
-
 SPEC = TaskSpec(
     id=TASK_ID,
     description=ReasoningGym.description,
-    build=_build,
+    build=ReasoningGym,
     settings=RgSettings,
     extra="reasoning-gym",
 )

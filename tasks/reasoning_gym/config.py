@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from envdesign_common.shares import SHARE_TOLERANCE
 from tasks.reasoning_gym.settings import MAX_SAMPLES
 
 __all__ = [
@@ -25,7 +26,7 @@ __all__ = [
     "RgStats",
 ]
 
-WEIGHT_TOLERANCE = 1e-6
+WEIGHT_TOLERANCE = SHARE_TOLERANCE
 
 
 def _not_a_bool(value: Any) -> Any:

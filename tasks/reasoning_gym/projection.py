@@ -26,7 +26,8 @@ from envdesign_common import (
     error_message,
     field_error_lines,
 )
-from tasks.reasoning_gym.config import WEIGHT_TOLERANCE, DatasetSetting, Number, RgConfig
+from envdesign_common.shares import rescaled_shares
+from tasks.reasoning_gym.config import DatasetSetting, Number, RgConfig
 
 __all__ = ["DatasetDraft", "change_model", "project"]
 
@@ -170,24 +171,8 @@ def _set(
 
 
 def _renormalise(values: dict[str, dict[str, float]], notes: list[ProjectionNote]) -> None:
-    names = sorted(values)
-    total = sum(values[n]["weight"] for n in names)
-    if abs(total - 1.0) <= WEIGHT_TOLERANCE:
-        return
-    # Weights near the float limit overflow their sum: divide by the largest first.
-    largest = max(values[n]["weight"] for n in names)
-    scale = largest if math.isinf(total) else 1.0
-    scaled_total = sum(values[n]["weight"] / scale for n in names)
-    for name in names:
-        if total == 0.0:
-            _set(values, name, "weight", 1 / len(names), "all weights were 0; spread evenly", notes)
-        else:
-            share = values[name]["weight"] / scale / scaled_total
-            _set(
-                values,
-                name,
-                "weight",
-                share,
-                f"weights summed to {total:.6g}; rescaled to sum 1",
-                notes,
-            )
+    rescaled = rescaled_shares({n: values[n]["weight"] for n in sorted(values)}, "weights")
+    if rescaled is not None:
+        shares, reason = rescaled
+        for name, share in shares.items():
+            _set(values, name, "weight", share, reason, notes)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from designers import registry
+from tests.plugin_sites import plugin_on_path
 
 
 @contextmanager
@@ -26,18 +26,3 @@ def installed_plugin_package(source: Path, target: Path, modules: Iterable[str])
     )  # fmt: skip
     with plugin_on_path(target, modules):
         yield target
-
-
-@contextmanager
-def plugin_on_path(target: Path, modules: Iterable[str]) -> Iterator[Path]:
-    """`target` (a folder holding a plug-in's modules and its dist-info) first on sys.path, so
-    the registry finds its entry points; on leaving, both undone and its `modules` forgotten."""
-    sys.path.insert(0, str(target))
-    registry.refresh()
-    try:
-        yield target
-    finally:
-        sys.path.remove(str(target))
-        for module in modules:
-            sys.modules.pop(module, None)
-        registry.refresh()

@@ -31,8 +31,8 @@ from harness.loop import run_designer
 from harness.run_dir import RunDir
 from harness_cli import app
 from run_records import ResultRecord, one_line
-from tests.designers.plugins import plugin_on_path
 from tests.harness import hostile_designer
+from tests.plugin_sites import plugin_on_path
 
 runner = CliRunner()
 TINY = {"name": "tiny", "rounds": 2, "samples_per_round": 40, "epochs_per_round": 1,
