@@ -56,11 +56,13 @@ def test_importing_the_cli_imports_no_backend() -> None:
 
 @pytest.mark.parametrize("backend", ["trl", "verl"])
 def test_a_language_model_backend_takes_on_none_of_the_cpu_learners_settings(backend: str) -> None:
-    """Naming a backend loads its spec; the CPU learner's package (which pins kernels and the
-    allocator for the whole process when imported) stays out of a trl or verl process."""
+    """Naming a backend loads its spec, and diagnosing it its machine checks; the CPU learner's
+    package (which pins kernels and the allocator for the whole process when imported) stays
+    out of a trl or verl process."""
+    checks = {"trl": "harness.backends.trl.plan", "verl": "harness.backends.verl.doctor"}[backend]
     code = (
         "import sys; from harness.experiment import ExperimentConfig; "
-        f"ExperimentConfig(backend={backend!r}, policy='some/model'); "
+        f"ExperimentConfig(backend={backend!r}, policy='some/model'); import {checks}; "
         "print(sorted(m for m in sys.modules if m.startswith('harness.backends.cpu')))"
     )
     done = subprocess.run(

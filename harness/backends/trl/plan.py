@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.backends.cpu.doctor import cpu_disk_findings
 from harness.backends.spec import RoundZero
 from harness.backends.trl.footprint import disk_bytes, memory_plan
 from harness.backends.trl.install import TRL_EXTRA, missing_packages
@@ -20,6 +19,7 @@ from harness.backends.trl.serving import serve_argv
 from harness.backends.trl.settings import TrlSettings, trl_section
 from harness.backends.verl.footprint import ModelSize, model_size
 from harness.byte_sizes import size
+from harness.doctor.disk import unmeasured
 from harness.doctor.findings import Finding, fail, ok, warn
 from harness.doctor.probes import Probe
 from harness.experiment import ExperimentConfig
@@ -143,9 +143,13 @@ def machine_findings(experiment: ExperimentConfig, probe: Probe, **options: Any)
     out += _device(experiment, s, probe, found)
     free, where = probe.free_disk(root)
     runs = len(experiment.designers) * len(experiment.seeds)
-    if found.params is None:
-        out += cpu_disk_findings(free, where, runs)
-    elif free is not None:
+    if free is None:
+        out.append(unmeasured(where))
+    elif found.params is None:
+        out.append(warn("disk", f"{size(free)} free at {where}; what {runs} run(s) keep of "
+                        "models is unknown until the model's size is",
+                        "put the model on disk, or state trl.model_params"))  # fmt: skip
+    else:
         need = disk_bytes(found.params, s, experiment.rounds)
         line = f"{size(free)} free at {where}; a run keeps about {size(need)} of models"
         out.append(ok("disk", line) if free >= need else fail(
