@@ -31,6 +31,7 @@ from pydantic import (
     SerializeAsAny,
     SerializerFunctionWrapHandler,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -164,6 +165,7 @@ class ExperimentConfig(BaseModel):
     )
     backend: str = Field(
         "cpu",
+        validate_default=True,  # the default must serve the experiment's task too
         description="The trainer, a registered backend: cpu (the MLP learner), trl (a Hugging "
         "Face model with TRL, one GPU or a CPU), verl (GRPO on GPUs), or a plug-in's; its "
         "settings go in a section of its name (trl: ..., verl: ...).",
@@ -265,6 +267,18 @@ class ExperimentConfig(BaseModel):
             raise PydanticCustomError("literal_error", "Input should be {expected}",
                                       {"expected": expected})  # fmt: skip
         return value
+
+    @field_validator("backend")
+    @classmethod
+    def _serves_the_task(cls, value: str, info: ValidationInfo) -> str:
+        task = info.data.get("task")  # absent when the task itself was refused
+        served = backend_spec(value).tasks
+        if task is None or served is None or family_of(task)[0] in served or task in served:
+            return value
+        raise ValueError(
+            f"{value!r} trains {', '.join(served)} only, not task {task!r}; choose a backend "
+            "that serves it (harness backends list says which)"
+        )
 
     @model_validator(mode="wrap")
     @classmethod
@@ -396,10 +410,7 @@ class ExperimentConfig(BaseModel):
 
     @model_validator(mode="after")
     def _fits_the_backend(self) -> ExperimentConfig:
-        spec = self.backend_spec
-        if (problem := backend_task_problem(spec.name, spec.tasks, self.task)) is not None:
-            raise ValueError(problem)
-        problems = spec.config_problems(self.policy, self.precision)
+        problems = self.backend_spec.config_problems(self.policy, self.precision)
         if problems:
             raise ValueError(problems[0])
         return self
@@ -440,16 +451,6 @@ class ExperimentConfig(BaseModel):
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
-
-
-def backend_task_problem(backend: str, served: tuple[str, ...] | None, task_id: str) -> str | None:
-    """Why `backend` (serving the task families `served`; None: any) cannot train `task_id`."""
-    if served is None or family_of(task_id)[0] in served or task_id in served:
-        return None
-    return (
-        f"backend {backend!r} trains {', '.join(served)} only, not task {task_id!r}; choose a "
-        "backend that serves it (harness backends list says which)"
-    )
 
 
 @dataclass(frozen=True)

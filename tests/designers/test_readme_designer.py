@@ -18,34 +18,13 @@ from typer.testing import CliRunner
 from designers import check_designer, create_designer, sample_contexts
 from harness_cli import app
 from tests.designers.plugins import installed_plugin_package
+from tests.readme_blocks import README, readme_blocks
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 SECTION = "### Write a designer"
 TINY = ["--seeds", "1", "--quiet", "--set", "rounds=2", "--set", "samples_per_round=40",
         "--set", "epochs_per_round=1", "--set", "benchmarks=[validation]",
         "--set", "best_of=1"]  # fmt: skip
 """One seed and one design step (two rounds) of a few instances: the commands, not the numbers."""
-
-
-def readme_blocks(heading: str) -> list[tuple[str, str]]:
-    """The fenced code blocks, as (language, text), of the README section under `heading`."""
-    lines = README.read_text(encoding="utf-8").splitlines()
-    assert heading in lines, f"README.md has no line {heading!r}"
-    blocks: list[tuple[str, str]] = []
-    language: str | None = None
-    body: list[str] = []
-    for line in lines[lines.index(heading) + 1 :]:
-        if language is None and line.startswith("#"):
-            break  # the next heading ends the section
-        if line.startswith("```"):
-            if language is None:
-                language, body = line.removeprefix("```").strip(), []
-            else:
-                blocks.append((language, "\n".join(body) + "\n"))
-                language = None
-        elif language is not None:
-            body.append(line)
-    return blocks
 
 
 @pytest.fixture

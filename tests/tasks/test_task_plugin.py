@@ -1,5 +1,6 @@
-"""A task from outside the project: one entry-point line makes it a task the harness refuses
-to pair with a backend or a designer that cannot serve it, each in one line."""
+"""A task from outside the project (the README's `adding` task): one entry-point line makes it a
+task the harness refuses to pair with a backend or a designer that cannot serve it, each in one
+line."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from harness.experiment import ExperimentConfig
 from harness_cli import app
 from tasks import TASKS, UnknownTask, check_task, create_task, resolve_task_id
 from tests.plugin_sites import plugin_site
+from tests.readme_blocks import readme_blocks
 
 HERE = Path(__file__).resolve().parent
 MEMO = HERE.parent / "harness" / "backend_plugin" / "memo_backend.py"
@@ -25,7 +27,10 @@ runner = CliRunner()
 def adding(tmp_path: Path) -> Iterator[None]:
     entries = {"harness.tasks": {"adding-v1": "adding_task:SPEC"},
                "harness.backends": {"memo": "memo_backend:SPEC"}}  # fmt: skip
-    modules = {"adding_task": HERE / "toy_plugin" / "adding_task.py", "memo_backend": MEMO}
+    [module] = [text for language, text in readme_blocks("### Write a task")
+                if language == "python" and "class " in text]  # fmt: skip
+    (tmp_path / "adding_task.py").write_text(module, encoding="utf-8")
+    modules = {"adding_task": tmp_path / "adding_task.py", "memo_backend": MEMO}
     with plugin_site(tmp_path / "site", "adding-task", entries, modules):
         yield
 
@@ -45,7 +50,7 @@ def test_a_backend_for_another_task_is_refused_in_one_line(adding: None) -> None
     with pytest.raises(ConfigError) as err:
         ExperimentConfig.from_mapping({"task": "adding", "backend": "cpu"})
     assert str(err.value).count("\n") == 0
-    assert "backend 'cpu' trains mapf-frozenlake only, not task 'adding-v1'" in str(err.value)
+    assert "backend: 'cpu' trains mapf-frozenlake only, not task 'adding-v1'" in str(err.value)
 
 
 def test_a_designer_for_another_task_is_refused_in_one_line(adding: None) -> None:
