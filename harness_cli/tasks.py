@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
 
 from envdesign_common import ConfigError
 from harness_cli.common import fail, fail_lines, registered_table
@@ -47,3 +49,38 @@ def check_cmd(
     except TaskConformanceError as err:
         raise fail_lines([str(problem) for problem in err.problems], code=1) from None
     console.print(f"task {made.id!r} keeps the task contract ({seeds} seeds, every suite)")
+
+
+@app.command("show")
+def show_cmd(
+    task: Annotated[str, typer.Argument(help="A task id (mapf-frozenlake-v2) or family name.")],
+) -> None:
+    """What a task is to a designer and a board: the knobs a designer may turn and their
+    bounds, the cuts results are grouped by, its failure types, optimal kinds and reward
+    bounds, its suites (items and checksum) and round 0's configuration as designers read it."""
+    try:
+        made = create_task(task)
+    except (UnknownTask, TaskLoadError, ConfigError) as err:
+        raise fail(str(err)) from None
+    console.print(f"[bold]{made.id}[/]: {escape(made.description)}", soft_wrap=True)
+    knobs = Table(title="knobs a designer may turn")
+    for column in ("path", "bounds", "what"):
+        knobs.add_column(column)
+    for knob in made.knobs():
+        kind = "integer" if knob.integer else "share, renormalised" if knob.share else "number"
+        knobs.add_row(knob.path, f"{knob.low:g}..{knob.high:g} ({kind})", knob.description)
+    console.print(knobs)
+    for label, values in (("cuts", made.cuts), ("failure types", made.failure_types),
+                          ("optimal kinds", made.optimal_kinds)):  # fmt: skip
+        console.print(f"{label}: {', '.join(values) or 'none'}", markup=False)
+    low, high = made.reward_bounds
+    console.print(f"reward: {low:g}..{high:g}", markup=False)
+    suites = Table(title="suites")
+    for column in ("name", "version", "items", "checksum"):
+        suites.add_column(column)
+    for name in made.suite_names:
+        suite = made.suite(name)
+        suites.add_row(name, str(suite.version), str(len(suite.items)), suite.checksum[:16])
+    console.print(suites)
+    console.print("round 0 (seed 0), as designers read it:", markup=False)
+    console.print(made.describe_config(made.initial_config(0)), markup=False, highlight=False)
