@@ -17,8 +17,7 @@ from typer.testing import CliRunner
 
 from designers import check_designer, create_designer, sample_contexts
 from harness_cli import app
-from tests.designers.plugins import installed_plugin_package
-from tests.readme_blocks import README, readme_blocks
+from tests.readme_blocks import README, installed_readme_plugin
 
 SECTION = "### Write a designer"
 TINY = ["--seeds", "1", "--quiet", "--set", "rounds=2", "--set", "samples_per_round=40",
@@ -30,14 +29,7 @@ TINY = ["--seeds", "1", "--quiet", "--set", "rounds=2", "--set", "samples_per_ro
 @pytest.fixture
 def blocks(tmp_path: Path) -> Iterator[list[tuple[str, str]]]:
     """The section's blocks, with its designer package installed from them."""
-    found = readme_blocks(SECTION)
-    [module] = [text for language, text in found if language == "python" and "class " in text]
-    [pyproject] = [text for language, text in found if language == "toml"]
-    source = tmp_path / "weakest-designer"
-    source.mkdir()
-    (source / "weakest_designer.py").write_text(module, encoding="utf-8")
-    (source / "pyproject.toml").write_text(pyproject, encoding="utf-8")
-    with installed_plugin_package(source, tmp_path / "site", ["weakest_designer"]):
+    with installed_readme_plugin(SECTION, tmp_path, "weakest_designer") as found:
         yield found
 
 

@@ -16,8 +16,7 @@ from typer.testing import CliRunner
 
 from harness_cli import app
 from tasks import create_task
-from tests.designers.plugins import installed_plugin_package
-from tests.readme_blocks import README, readme_blocks
+from tests.readme_blocks import README, installed_readme_plugin
 
 SECTION = "### Write a task"
 runner = CliRunner()
@@ -26,14 +25,7 @@ runner = CliRunner()
 @pytest.fixture
 def blocks(tmp_path: Path) -> Iterator[list[tuple[str, str]]]:
     """The section's blocks, with its task package installed from them."""
-    found = readme_blocks(SECTION)
-    [module] = [text for language, text in found if language == "python" and "class " in text]
-    [pyproject] = [text for language, text in found if language == "toml"]
-    source = tmp_path / "adding-task"
-    source.mkdir()
-    (source / "adding_task.py").write_text(module, encoding="utf-8")
-    (source / "pyproject.toml").write_text(pyproject, encoding="utf-8")
-    with installed_plugin_package(source, tmp_path / "site", ["adding_task"]):
+    with installed_readme_plugin(SECTION, tmp_path, "adding_task") as found:
         yield found
 
 
