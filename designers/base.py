@@ -21,7 +21,7 @@ from designers.context import DesignContext
 from designers.proposal import Proposal
 from mapf_env import EnvConfig, merge, project
 from mapf_env.instance import size_name
-from tasks import family_of
+from tasks import serves
 
 
 @runtime_checkable
@@ -83,12 +83,10 @@ def task_problem(designer: object, name: str, task_id: str) -> str | None:
     """Why designer entry `name` cannot design for task `task_id` (one line), or None.
 
     A designer declares the task families its code reads (``tasks = ("mapf-frozenlake",)``)
-    as an attribute of its class or factory, so the check needs no designer built; a
-    versioned id (``mapf-frozenlake-v2``) is served when its family is."""
+    as an attribute of its class or factory, so `harness designers list` can show it without
+    building one; a versioned id (``mapf-frozenlake-v2``) is served when its family is."""
     served = getattr(designer, "tasks", None)
-    if served is None:
-        return None
-    if family_of(task_id)[0] in served or task_id in served:
+    if served is None or serves(served, task_id):
         return None
     return (
         f"designer {name!r} designs for {', '.join(served)} only, not for task {task_id!r}; "

@@ -48,7 +48,7 @@ from mapf_env import MIN_SIZE, EnvConfig, Objective, random_config
 from mapf_env.config import read_mapping
 from mapf_env.suites import BENCHMARK_SUITES, SUITES
 from run_records import safe_name
-from tasks import UnknownTask, family_of, resolve_task_id
+from tasks import UnknownTask, resolve_task_id, serves
 from tasks.mapf_frozenlake import TASK_ID as DEFAULT_TASK
 
 Section = TypeVar("Section", bound=BaseModel)
@@ -273,7 +273,7 @@ class ExperimentConfig(BaseModel):
     def _serves_the_task(cls, value: str, info: ValidationInfo) -> str:
         task = info.data.get("task")  # absent when the task itself was refused
         served = backend_spec(value).tasks
-        if task is None or served is None or family_of(task)[0] in served or task in served:
+        if task is None or served is None or serves(served, task):
             return value
         raise ValueError(
             f"{value!r} trains {', '.join(served)} only, not task {task!r}; choose a backend "

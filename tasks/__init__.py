@@ -19,6 +19,7 @@ from tasks.registry import (
     describe_tasks,
     family_of,
     resolve_task_id,
+    serves,
     task_settings,
     task_spec,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "describe_tasks",
     "family_of",
     "resolve_task_id",
+    "serves",
     "task_settings",
     "task_spec",
 ]

@@ -11,7 +11,7 @@ unknown version, the versions there are.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from importlib.metadata import EntryPoint
 from typing import Any
 
@@ -35,6 +35,7 @@ __all__ = [
     "describe_tasks",
     "family_of",
     "resolve_task_id",
+    "serves",
     "task_settings",
     "task_spec",
 ]
@@ -55,6 +56,12 @@ def family_of(task_id: str) -> tuple[str, int | None]:
     """``mapf-frozenlake-v2`` -> (``mapf-frozenlake``, 2); an id without a version -> (id, None)."""
     match = _VERSIONED.match(task_id)
     return (match["family"], int(match["version"])) if match else (task_id, None)
+
+
+def serves(served: Collection[str] | None, task_id: str) -> bool:
+    """Whether a plug-in declaring the task families (or ids) `served` serves `task_id`; None
+    declares any task. A family serves every version of itself."""
+    return served is None or family_of(task_id)[0] in served or task_id in served
 
 
 def _spec(name: str, ep: EntryPoint, loaded: object) -> TaskSpec:
