@@ -44,6 +44,7 @@ __all__ = [
     "Probe",
     "PythonFacts",
     "TorchFacts",
+    "installed_version",
 ]
 
 PYTHON_TIMEOUT_S = 300.0
@@ -195,7 +196,7 @@ class MachineProbe:
 
     def python(self, python: str, *, cuda: bool, packages: Sequence[str]) -> PythonFacts:
         if python == sys.executable and not cuda:
-            return PythonFacts(python, {name: _installed(name) for name in packages})
+            return PythonFacts(python, {name: installed_version(name) for name in packages})
         argv = [python, "-c", PYTHON_SCRIPT, ",".join(packages), "cuda" if cuda else "-"]
         try:
             done = self._run(argv)
@@ -256,7 +257,7 @@ class MachineProbe:
         return None
 
 
-def _installed(distribution: str) -> str | None:
+def installed_version(distribution: str) -> str | None:
     """The version of `distribution` installed for this interpreter, or None."""
     try:
         return importlib.metadata.version(distribution)

@@ -46,10 +46,10 @@ from harness.backends.verl.versions import (
     PAPER,
     UnsupportedVerl,
     VerlLine,
-    installed_version,
     line_of,
     version_set,
 )
+from harness.doctor.probes import installed_version
 
 __all__ = [
     "PROBE_SCRIPT",

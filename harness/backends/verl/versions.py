@@ -20,7 +20,6 @@ only pip's report, to compare the resolved extras with these sets.
 
 from __future__ import annotations
 
-import importlib.metadata
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -34,7 +33,6 @@ __all__ = [
     "UnsupportedVerl",
     "VerlLine",
     "VersionSet",
-    "installed_version",
     "line_of",
     "version_set",
 ]
@@ -118,11 +116,3 @@ def line_of(verl_version: str) -> VerlLine:
         f"verl {verl_version} is not supported; the backend drives verl {choices}: "
         f"install one of them"
     )
-
-
-def installed_version(distribution: str) -> str | None:
-    """The installed version of `distribution` in this interpreter, or None."""
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return None

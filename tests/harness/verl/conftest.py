@@ -28,10 +28,10 @@ import pytest
 from harness.backends.verl.versions import (
     UnsupportedVerl,
     VerlLine,
-    installed_version,
     line_of,
     version_set,
 )
+from harness.doctor.probes import installed_version
 from harness.experiment import ExperimentConfig
 from mapf_env import EnvConfig, Instance, generate, reference_answer, write_parquet
 from tests.harness.verl.cases import CHAT_TEMPLATE, PAPER_PRESET, golden_cases

@@ -22,7 +22,8 @@ from harness.backends.verl.target import (
     probe_python,
     resolve_target,
 )
-from harness.backends.verl.versions import PAPER, UnsupportedVerl, installed_version
+from harness.backends.verl.versions import PAPER, UnsupportedVerl
+from harness.doctor.probes import installed_version
 from harness.experiment import ExperimentConfig
 from tests.harness.verl.cases import PAPER_PRESET
 
