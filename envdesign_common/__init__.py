@@ -6,7 +6,8 @@ package version and git commit; `bounded_input` reads what users write (files, Y
 memory and time; `path_names` says why a user's string cannot name a directory; `bounded_text` cuts
 oversized model text to an excerpt with the whole text's length and checksum; `redaction` masks the
 values of key variables in whatever is written; `writable` says why an output cannot be created
-where it was asked for, before any work; `yaml_text` writes YAML; `field_errors` turns a refused
+where it was asked for, before any work; `yaml_text` writes YAML; `yaml_mappings` reads a
+user's YAML mapping; `field_errors` turns a refused
 config into one line per bad field (`ConfigError`); `projection_notes` records what projecting a
 designer's draft changed; `think_tags` drops a model's reasoning from its text; `conformance` is
 what a plug-in check reports; `registry` finds plug-ins of every kind by entry point. They sit
@@ -64,6 +65,7 @@ from envdesign_common.redaction import (
 )
 from envdesign_common.think_tags import strip_think
 from envdesign_common.writable import existing_ancestor, write_problem
+from envdesign_common.yaml_mappings import load_mapping, read_mapping
 from envdesign_common.yaml_text import dump_yaml
 
 __all__ = [
@@ -103,11 +105,13 @@ __all__ = [
     "is_temporary",
     "key_env_names",
     "key_redactor",
+    "load_mapping",
     "load_yaml",
     "looks_like_key_variable",
     "package_version",
     "path_name_problem",
     "provenance",
+    "read_mapping",
     "read_stream",
     "read_text",
     "shorten",

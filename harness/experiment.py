@@ -42,21 +42,25 @@ from designers import DesignerLoadError, UnknownDesigner, parse_entry, takes_con
 from designers.entries import variant_suffixes
 from envdesign_common import InputError, load_yaml, path_name_problem
 from envdesign_common.field_errors import ConfigError, error_details_lines, error_message, shorten
+from envdesign_common.yaml_mappings import read_mapping
 from harness.backends.registry import backend_names, backend_spec
 from harness.backends.spec import BackendSpec
-from mapf_env import MIN_SIZE, EnvConfig, Objective, random_config
-from mapf_env.config import read_mapping
-from mapf_env.suites import BENCHMARK_SUITES, SUITES
 from run_records import safe_name
-from tasks import UnknownTask, resolve_task_id, serves
-from tasks.mapf_frozenlake import TASK_ID as DEFAULT_TASK
+from tasks import (
+    DEFAULT_TASK,
+    Task,
+    TaskLoadError,
+    TaskSpec,
+    UnknownTask,
+    create_task,
+    resolve_task_id,
+    serves,
+    task_spec,
+)
 
 Section = TypeVar("Section", bound=BaseModel)
 """A backend's settings class (`ExperimentConfig.settings_of`)."""
 
-MAX_TRAINING_AGENTS = MIN_SIZE * MIN_SIZE // 2
-"""Most agents a training instance may have: every map size may get samples (a designer picks
-the ratios), and the smallest grid holds 2 x agents distinct start and goal cells."""
 MAX_BEST_OF = 64
 """Most samples per instance for best-of-n (the paper's 8 is the default); each is a rollout on
 every benchmark instance, and the answers file grows with it (about 0.66 MB per run at 8)."""
@@ -127,27 +131,23 @@ class GRPOSettings(BaseModel):
 
 
 class InitialConfig(BaseModel):
-    """Round 0: drawn at random from the run's seed (the paper), or given."""
+    """Round 0: the task's own start for the run's seed (MAPF: drawn at random, as in the
+    paper), or given."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: Literal["random", "given"] = "random"
-    config: EnvConfig | None = Field(default=None, description="The given configuration.")
+    config: SerializeAsAny[BaseModel] | None = Field(
+        default=None,
+        description="The given configuration, in the task's own configuration model (checked "
+        "with it when the experiment is read).",
+    )
 
     @model_validator(mode="after")
     def _given_needs_config(self) -> InitialConfig:
         if self.kind == "given" and self.config is None:
             raise ValueError("initial.kind is 'given' but initial.config is missing")
         return self
-
-    def resolve(
-        self, seed: int, n_agents: int, samples: int, objective: Objective = Objective.SOC
-    ) -> EnvConfig:
-        """The shared round-0 configuration of a run with `seed`."""
-        fixed = {"n_agents": n_agents, "samples": samples, "objective": objective}
-        if self.config is not None and self.kind == "given":
-            return self.config.model_copy(update=fixed)
-        return random_config(seed, n_agents=n_agents, samples=samples).model_copy(update=fixed)
 
 
 class ExperimentConfig(BaseModel):
@@ -162,6 +162,13 @@ class ExperimentConfig(BaseModel):
         DEFAULT_TASK,
         description="What is learned and judged: a registered task's versioned id "
         "(mapf-frozenlake-v2) or its family's name for the newest version; runs record the id.",
+    )
+    task_settings: SerializeAsAny[BaseModel] | None = Field(
+        default=None,
+        description="What the task holds fixed while designers change its configuration, in "
+        "the task's own settings model (mapf-frozenlake: n_agents, objective, reward; "
+        "reasoning-gym: datasets); filled with its defaults when missing; None: the task takes "
+        "none. `harness tasks show TASK` lists them.",
     )
     backend: str = Field(
         "cpu",
@@ -178,24 +185,12 @@ class ExperimentConfig(BaseModel):
     rounds: int = Field(3, ge=1, le=1000)
     samples_per_round: int = Field(4000, ge=1, le=1_000_000)
     epochs_per_round: int = Field(3, ge=1, le=100)
-    n_agents: int = Field(
-        2,
-        ge=1,
-        le=MAX_TRAINING_AGENTS,
-        description="Agents per training instance (at most what a 3x3 grid holds).",
-    )
     grpo: GRPOSettings = Field(default_factory=GRPOSettings)
     precision: Literal["fp32", "bf16"] = Field(
         "fp32",
         description="The CPU learner's float format: fp32, or bf16 autocast (faster only on "
         "CPUs with avx512_bf16 / amx_bf16, emulated and slower elsewhere). Never picked from "
         "the CPU, so a config computes alike everywhere; boards keep the two apart.",
-    )
-    reward_objective: Objective = Field(
-        Objective.SOC,
-        description="The optimum the training instances are solved for, which the prompt asks "
-        "for and the reward's accuracy term pays: soc (default) or makespan. Benchmarks carry "
-        "both minima and report both optimal rates whichever is trained.",
     )
     initial: InitialConfig = Field(default_factory=InitialConfig)
     designers: tuple[DesignerEntryName, ...] = Field(
@@ -213,8 +208,12 @@ class ExperimentConfig(BaseModel):
     variant: str = Field(
         "V6", description="Context variant (V1..V6) of the LLM designers named without one."
     )
-    validation: str = Field("validation", description="Suite evaluated after every round.")
-    benchmarks: tuple[str, ...] = BENCHMARK_SUITES
+    validation: str = Field(
+        description="Suite evaluated after every round; the task's own when missing."
+    )
+    benchmarks: tuple[str, ...] = Field(
+        description="Suites scored at the end; the task's own when missing."
+    )
     best_of: int = Field(
         8, ge=1, le=MAX_BEST_OF, description="Samples per instance for best-of-n evaluation."
     )
@@ -282,6 +281,49 @@ class ExperimentConfig(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
+    def _task_section(
+        cls, data: Any, handler: ModelWrapValidatorHandler[ExperimentConfig]
+    ) -> ExperimentConfig:
+        """Read what belongs to the task with the task's own models -- ``task_settings`` with
+        its settings model, a given round-0 configuration with its configuration model -- fill
+        the suites the experiment leaves to the task, and check the ones it names; every
+        error is reported under its key beside the other fields' (`task_settings.n_agents`)."""
+        if not isinstance(data, Mapping):
+            return handler(data)
+        try:
+            spec = task_spec(str(data.get("task", DEFAULT_TASK)))
+        except UnknownTask:
+            return handler(data)  # the task field's own validator says why
+        given = dict(data)
+        settings, errors = _task_settings(spec, given.get("task_settings"))
+        task = None
+        if not errors:
+            try:
+                task = built_task(spec.id, settings)
+            except TaskLoadError as err:
+                errors = [_error(("task",), str(err), given.get("task"))]
+            except ConfigError as err:
+                errors = [_error(("task_settings",), str(err), given.get("task_settings"))]
+        given["task_settings"] = settings
+        if task is not None:
+            given.setdefault("validation", task.validation_suite)
+            given.setdefault("benchmarks", task.benchmark_suites)
+            errors += _initial_errors(task, given)
+        else:  # the section's errors stand for the task's; no "field required" beside them
+            given.setdefault("validation", "")
+            given.setdefault("benchmarks", ())
+        try:
+            made = handler(given)
+        except ValidationError as err:
+            errors = [*_relocated(err, ()), *errors]
+        else:
+            errors += _suite_errors(task, made) if task is not None else []
+        if errors:
+            raise ValidationError.from_exception_data(cls.__name__, errors)
+        return made
+
+    @model_validator(mode="wrap")
+    @classmethod
     def _backend_section(
         cls, data: Any, handler: ModelWrapValidatorHandler[ExperimentConfig]
     ) -> ExperimentConfig:
@@ -325,13 +367,14 @@ class ExperimentConfig(BaseModel):
         out: dict[str, Any] = handler(self)
         if self.backend_settings is not None:
             out[self.backend] = self.backend_settings.model_dump(mode=info.mode)
-        # Likewise the default reward objective (SOC, all a run could train on before the field
-        # existed): its absence in a record means SOC, and older runs compare equal.
-        if out.get("reward_objective") == Objective.SOC.value:
-            del out["reward_objective"]
         if out.get("limit") is None:  # whole suites, as every record without the key was scored
             out.pop("limit", None)
         return out
+
+    @property
+    def task_object(self) -> Task[Any, Any]:
+        """The experiment's task, built with its settings (once per process)."""
+        return built_task(self.task, self.task_settings)
 
     @property
     def backend_spec(self) -> BackendSpec:
@@ -377,14 +420,6 @@ class ExperimentConfig(BaseModel):
             raise ValueError(
                 f"no context variant {value!r}; choose one of {', '.join(choices)}{hint}"
             )
-        return value
-
-    @field_validator("validation", "benchmarks")
-    @classmethod
-    def _known_suites(cls, value: str | tuple[str, ...]) -> str | tuple[str, ...]:
-        for suite in (value,) if isinstance(value, str) else value:
-            if suite not in SUITES:
-                raise ValueError(f"no benchmark suite {suite!r}; suites are {', '.join(SUITES)}")
         return value
 
     @model_validator(mode="after")
@@ -447,7 +482,7 @@ class ExperimentConfig(BaseModel):
             return cls.model_validate(dict(data))
         except ValidationError as err:
             given = [Override.of(item) for item in overrides]
-            raise ConfigError(_explain(err, origin, given)) from None
+            raise ConfigError(_explain(err, origin, given, data.get("task"))) from None
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
@@ -496,7 +531,7 @@ def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str | Override]
     return out
 
 
-def _explain(err: ValidationError, origin: str, overrides: Sequence[Override]) -> str:
+def _explain(err: ValidationError, origin: str, overrides: Sequence[Override], task: Any) -> str:
     """One line per bad field, grouped under the file or the override that supplied it."""
     paths = [(given.path, given.origin) for given in overrides]
     by_origin: dict[str, list[ErrorDetails]] = {}
@@ -504,25 +539,47 @@ def _explain(err: ValidationError, origin: str, overrides: Sequence[Override]) -
         by_origin.setdefault(_origin_of(error["loc"], paths, origin), []).append(error)
     order = [origin, *(name for _, name in paths)]  # the file, then the overrides in order
     return error_message(
-        [(who, _field_lines(by_origin[who])) for who in sorted(by_origin, key=order.index)]
+        [(who, _field_lines(by_origin[who], task)) for who in sorted(by_origin, key=order.index)]
     )
 
 
-def _field_lines(errors: Sequence[ErrorDetails]) -> list[str]:
-    """One line per bad field; those in a backend's section described from its own model
-    (its field types, ranges and did-you-mean), under the section's name."""
-    sections: dict[str, list[ErrorDetails]] = {}
+def _field_lines(errors: Sequence[ErrorDetails], task: Any) -> list[str]:
+    """One line per bad field; those in a backend's section, the task's settings or a given
+    round-0 configuration described from their own models (field types, ranges and
+    did-you-mean), under the section's name. `task` is what the experiment named."""
+    models: dict[tuple[str, ...], type[BaseModel]] = {
+        (name,): model for name in backend_names()
+        if (model := backend_spec(name).settings) is not None
+    }  # fmt: skip
+    models.update(_task_models(task))
+    sections: dict[tuple[str, ...], list[ErrorDetails]] = {}
     rest: list[ErrorDetails] = []
     for error in errors:
-        head = str(error["loc"][0]) if error["loc"] else ""
-        if head in backend_names() and backend_spec(head).settings is not None:
-            sections.setdefault(head, []).append({**error, "loc": error["loc"][1:]})
-        else:
+        where = tuple(str(part) for part in error["loc"])
+        head = next((key for key in models if where[: len(key)] == key), None)
+        if head is None:
             rest.append(error)
+        else:
+            sections.setdefault(head, []).append({**error, "loc": error["loc"][len(head) :]})
     lines = error_details_lines(rest, ExperimentConfig)
-    for name, found in sections.items():
-        lines += error_details_lines(found, backend_spec(name).settings, prefix=f"{name}.")
+    for head, found in sections.items():
+        lines += error_details_lines(found, models[head], prefix=".".join(head) + ".")
     return lines
+
+
+def _task_models(task: Any) -> dict[tuple[str, ...], type[BaseModel]]:
+    """The models of the task's sections, where the task named can be found and built."""
+    try:
+        spec = task_spec(str(task if task is not None else DEFAULT_TASK))
+    except UnknownTask:
+        return {}
+    models: dict[tuple[str, ...], type[BaseModel]] = {}
+    if spec.settings is not None:
+        models[("task_settings",)] = spec.settings
+    built = next((t for (i, _), t in _BUILT_TASKS.items() if i == spec.id), None)
+    if built is not None:
+        models[("initial", "config")] = built.config_model
+    return models
 
 
 def _origin_of(
@@ -535,6 +592,69 @@ def _origin_of(
         if where and where[:depth] == path[:depth]:
             return name
     return origin
+
+
+def built_task(task_id: str, settings: BaseModel | None) -> Task[Any, Any]:
+    """Task `task_id` built with `settings`, once per process for each (id, settings): an
+    experiment is read many times (every run, every board) and a task's build may import its
+    package and read its catalogue."""
+    key = (task_id, settings.model_dump_json() if settings is not None else "")
+    if key not in _BUILT_TASKS:
+        _BUILT_TASKS[key] = create_task(task_id, settings)
+    return _BUILT_TASKS[key]
+
+
+_BUILT_TASKS: dict[tuple[str, str], Task[Any, Any]] = {}
+
+
+def _task_settings(spec: TaskSpec, section: Any) -> tuple[BaseModel | None, list[InitErrorDetails]]:
+    """The experiment's ``task_settings`` as the task's settings model, or its errors located
+    under ``task_settings``."""
+    if spec.settings is None:
+        if section:
+            return None, [_error(("task_settings",), f"task {spec.id!r} takes no settings; "
+                                 "remove the section", section)]  # fmt: skip
+        return None, []
+    if isinstance(section, spec.settings):
+        return section, []
+    if section is not None and not isinstance(section, Mapping):
+        return None, [_error(("task_settings",), "must be a section of the task's settings "
+                             "(harness tasks show TASK lists them)", section)]  # fmt: skip
+    try:
+        return spec.settings.model_validate(dict(section or {})), []
+    except ValidationError as err:
+        return None, _relocated(err, ("task_settings",))
+
+
+def _initial_errors(task: Task[Any, Any], given: dict[str, Any]) -> list[InitErrorDetails]:
+    """A given round-0 configuration read with the task's configuration model (in place in
+    `given`), or its errors located under ``initial.config``."""
+    initial = given.get("initial")
+    if not isinstance(initial, Mapping) or not isinstance(initial.get("config"), Mapping):
+        return []
+    try:
+        config = task.config_model.model_validate(dict(initial["config"]))
+    except ValidationError as err:
+        return _relocated(err, ("initial", "config"))
+    given["initial"] = {**initial, "config": config}
+    return []
+
+
+def _suite_errors(task: Task[Any, Any], made: ExperimentConfig) -> list[InitErrorDetails]:
+    """The suites `made` names that its task does not have."""
+    named: list[tuple[tuple[str | int, ...], str]] = [(("validation",), made.validation)]
+    named += [(("benchmarks", i), name) for i, name in enumerate(made.benchmarks)]
+    return [
+        _error(loc, f"no benchmark suite {name!r} in task {task.id}; its suites are "
+               f"{', '.join(task.suite_names)}", name)
+        for loc, name in named
+        if name not in task.suite_names
+    ]  # fmt: skip
+
+
+def _error(loc: tuple[str | int, ...], message: str, value: Any) -> InitErrorDetails:
+    """One error of ours, located like pydantic's own."""
+    return {"type": PydanticCustomError("value_error", message), "loc": loc, "input": value}
 
 
 def _relocated(err: ValidationError, prefix: tuple[str, ...]) -> list[InitErrorDetails]:

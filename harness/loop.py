@@ -51,7 +51,7 @@ from harness.events import CurveFile, Observers, PhaseClock, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.round_timings import accounted, benchmark_timings
 from harness.run_dir import RunDir
-from mapf_env import EnvConfig, generate
+from mapf_env import EnvConfig
 from mapf_env.sampler import slot_seed
 from run_records import (
     MachineRecord,
@@ -90,7 +90,7 @@ def run_designer(
     if (done := run.result()) is not None:
         watch.phase("done", experiment.rounds)
         return done
-    serves = isinstance(backend, ServingBackend)
+    serves, task = isinstance(backend, ServingBackend), experiment.task_object
     designer, initial, own = start_run(experiment, designer_name, seed, serves_models=serves)
     validation = [item.instance for item in
                   experiment_suite(experiment.validation, experiment.limit).items]  # fmt: skip
@@ -100,9 +100,9 @@ def run_designer(
         run.start_round(n)
         run.write_text(f"round-{n:03d}/config.yaml", config.to_yaml())
         watch.phase("generate", n)
-        data = generate(config, round_seed(seed, n, "data"), workers=workers)
+        data = task.generate(config, round_seed(seed, n, "data"), workers=workers)
         watch.phase("train", n)
-        training = backend.train_round(data.instances, epochs=experiment.epochs_per_round,
+        training = backend.train_round(data.items, epochs=experiment.epochs_per_round,
                                        seed=round_seed(seed, n, "train"),
                                        on_step=partial(watch.step, n))  # fmt: skip
         backend.save(run.checkpoint(n))
@@ -180,14 +180,22 @@ def start_run(
     designer = make_designer(experiment, designer_name, serves_models=serves_models, ready=ready)
     shared = shared_start(experiment, seed)
     own = checked_initial_config(designer, shared, seed)
-    initial = (own or shared).model_copy(update={"objective": experiment.reward_objective})
-    return designer, initial, own is not None
+    if own is None:
+        return designer, shared, False
+    settled: EnvConfig = experiment.task_object.settled(own, experiment.samples_per_round)
+    return designer, settled, True
 
 
 def shared_start(experiment: ExperimentConfig, seed: int) -> EnvConfig:
-    """The round-0 configuration every designer of seed `seed` shares unless it picks its own."""
-    return experiment.initial.resolve(seed, experiment.n_agents, experiment.samples_per_round,
-                                      experiment.reward_objective)  # fmt: skip
+    """The round-0 configuration every designer of seed `seed` shares unless it picks its own:
+    the one the experiment gives, else the task's own start for the seed, with what the
+    experiment fixes (the sample budget, the task's settings) in place."""
+    task, samples = experiment.task_object, experiment.samples_per_round
+    given = experiment.initial.config if experiment.initial.kind == "given" else None
+    start: EnvConfig = (
+        task.initial_config(seed, samples) if given is None else task.settled(given, samples)
+    )
+    return start
 
 
 def make_designer(

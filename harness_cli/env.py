@@ -14,11 +14,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeE
 
 from envdesign_common import InputError, atomic_write_bytes, provenance, read_stream, read_text
 from envdesign_common.field_errors import ConfigError, error_message
+from envdesign_common.yaml_mappings import read_mapping
 from harness_cli.common import fail
 from harness_cli.help_pages import App
 from harness_cli.lake_view import lake_picture, stats_table
 from mapf_env import Instance, Objective, Optimum
-from mapf_env.config import MAX_SAMPLES, EnvConfig, read_mapping
+from mapf_env.config import MAX_SAMPLES, EnvConfig
 from mapf_env.export import read_jsonl, read_parquet, write_jsonl, write_parquet
 from mapf_env.generator import default_workers, generate
 from mapf_env.projection import project

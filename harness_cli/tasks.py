@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import typer
@@ -10,6 +11,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from envdesign_common import ConfigError
+from envdesign_common.field_errors import shorten
+from harness.experiment import ExperimentConfig
 from harness_cli.common import fail, fail_lines, registered_table
 from harness_cli.help_pages import App
 from tasks import (
@@ -20,7 +23,11 @@ from tasks import (
     check_task,
     create_task,
     describe_tasks,
+    task_spec,
 )
+
+ROUND_SAMPLES: int = ExperimentConfig.model_fields["samples_per_round"].default
+"""An experiment's items a round unless it says otherwise."""
 
 app = App(help="Tasks registered under the harness.tasks entry points.", no_args_is_help=True)
 console = Console()
@@ -54,15 +61,28 @@ def check_cmd(
 @app.command("show")
 def show_cmd(
     task: Annotated[str, typer.Argument(help="A task id (mapf-frozenlake-v2) or family name.")],
+    samples: Annotated[
+        int, typer.Option(help="Items a round, for round 0's configuration.", min=1)
+    ] = ROUND_SAMPLES,
 ) -> None:
-    """What a task is to a designer and a board: the knobs a designer may turn and their
-    bounds, the cuts results are grouped by, its failure types, optimal kinds and reward
-    bounds, its suites (items and checksum) and round 0's configuration as designers read it."""
+    """What a task is to an experiment, a designer and a board: the settings an experiment
+    fixes (``task_settings``), the knobs a designer may turn and their bounds, the cuts results
+    are grouped by, its failure types, optimal kinds and reward bounds, its suites (items and
+    checksum) and round 0's configuration as designers read it."""
     try:
+        spec = task_spec(task)
         made = create_task(task)
     except (UnknownTask, TaskLoadError, ConfigError) as err:
         raise fail(str(err)) from None
     console.print(f"[bold]{made.id}[/]: {escape(made.description)}", soft_wrap=True)
+    if spec.settings is not None:
+        settings = Table(title="task_settings (the experiment fixes them)")
+        for column in ("field", "default", "what"):
+            settings.add_column(column)
+        defaults = spec.settings().model_dump(mode="json")
+        for name, field in spec.settings.model_fields.items():
+            settings.add_row(name, shorten(json.dumps(defaults[name])), field.description or "")
+        console.print(settings)
     knobs = Table(title="knobs a designer may turn")
     for column in ("path", "bounds", "what"):
         knobs.add_column(column)
@@ -82,5 +102,6 @@ def show_cmd(
         suite = made.suite(name)
         suites.add_row(name, str(suite.version), str(len(suite.items)), suite.checksum[:16])
     console.print(suites)
-    console.print("round 0 (seed 0), as designers read it:", markup=False)
-    console.print(made.describe_config(made.initial_config(0)), markup=False, highlight=False)
+    console.print(f"round 0 (seed 0, {samples} items), as designers read it:", markup=False)
+    start = made.initial_config(0, samples)
+    console.print(made.describe_config(start), markup=False, highlight=False)

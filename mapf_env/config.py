@@ -18,7 +18,6 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
-from envdesign_common.bounded_input import InputError, load_yaml, read_text
 from envdesign_common.field_errors import (
     ConfigError,
     KeyLabels,
@@ -27,6 +26,7 @@ from envdesign_common.field_errors import (
     field_error_lines,
 )
 from envdesign_common.shares import SHARE_TOLERANCE
+from envdesign_common.yaml_mappings import load_mapping, read_mapping
 from envdesign_common.yaml_text import dump_yaml
 from mapf_env.instance import SIZES, Objective, size_name
 
@@ -187,32 +187,6 @@ def normalise_size_keys(value: Any) -> Any:
 def _to_plain(config: EnvConfig) -> dict[str, Any]:
     data = config.model_dump(mode="json", exclude={"sizes"})
     data["sizes"] = {size_name(s): c.model_dump() for s, c in config.sizes.items()}
-    return data
-
-
-def read_mapping(path: str | FsPath, origin: str | None = None) -> dict[str, Any]:
-    """The YAML mapping in the user-written file `path`, read under the bounds of
-    `envdesign_common.bounded_input` (size, nodes with aliases expanded, depth); errors name
-    `origin` (default: the path) and never quote the file."""
-    where = str(path) if origin is None else origin
-    try:
-        text = read_text(path)
-    except InputError as err:
-        raise ConfigError(f"{where}: {err.reason}") from None
-    return load_mapping(text, where)
-
-
-def load_mapping(text: str, origin: str = "config") -> dict[str, Any]:
-    """A YAML document that must be a mapping (empty: `{}`), read with bounded work (a bomb or
-    a deep nest is one line, never built); errors name `origin`."""
-    try:
-        data = load_yaml(text)
-    except InputError as err:
-        raise ConfigError(f"{origin}: {err}") from None
-    if data is None:  # an empty document: every field takes its default
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{origin}: a config is a YAML mapping, got {type(data).__name__}")
     return data
 
 

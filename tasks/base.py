@@ -36,6 +36,7 @@ __all__ = [
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
 ItemT = TypeVar("ItemT")
+StatsT = TypeVar("StatsT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,12 @@ class Projected(Generic[ConfigT]):
 
 
 @dataclass(frozen=True)
-class Generated(Generic[ItemT]):
+class Generated(Generic[ItemT, StatsT]):
     """One round's items and what generation achieved against what was asked (the task's own
     statistics model; a designer sees it as environment statistics)."""
 
     items: tuple[ItemT, ...]
-    stats: BaseModel
+    stats: StatsT
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,9 +126,20 @@ class Task(Protocol[ConfigT, ItemT]):
     """The senses in which a valid answer can be optimal; empty for a task without optima."""
     reward_bounds: tuple[float, float]
     suite_names: tuple[str, ...]
+    validation_suite: str
+    """The suite a run evaluates after every round unless its experiment names another."""
+    benchmark_suites: tuple[str, ...]
+    """The suites a run is scored on at the end unless its experiment names others."""
 
-    def initial_config(self, seed: int) -> ConfigT:
-        """Round 0's shared configuration for seed `seed`."""
+    def initial_config(self, seed: int, samples: int) -> ConfigT:
+        """Round 0's shared configuration for seed `seed`, with `samples` items a round."""
+        ...
+
+    def settled(self, config: ConfigT, samples: int) -> ConfigT:
+        """`config` with what the experiment fixes put back: the round's `samples` and
+        whatever the task's settings hold fixed (MAPF's agent count and objective). The loop
+        settles every configuration a round starts from that a designer did not propose
+        through `project` (a given round 0, a designer's own), so no designer changes them."""
         ...
 
     def knobs(self) -> tuple[Knob, ...]:
@@ -141,7 +153,7 @@ class Task(Protocol[ConfigT, ItemT]):
 
     def generate(
         self, config: ConfigT, seed: int, *, workers: int | None = None
-    ) -> Generated[ItemT]:
+    ) -> Generated[ItemT, Any]:
         """The round's items: the same seed gives identical items."""
         ...
 

@@ -7,9 +7,10 @@ task that breaks one of those assumptions skews every comparison run on it, quie
 project's tests run over every registered task -- and reports every broken rule at once, each
 with its fix (`TaskConformanceError`):
 
-- ``identity``: a versioned id (``name-vN``), a description, cuts, a config model, sane bounds;
+- ``identity``: a versioned id (``name-vN``), a description, cuts, a config model, sane bounds,
+  default validation and benchmark suites among its suites;
 - ``initial_config``: round 0's configuration is valid as it stands (projecting it changes
-  nothing) and the same seed gives the same one;
+  nothing, nor does settling it with the same budget) and the same seed gives the same one;
 - ``deterministic``: the same configuration and seed generate identical items, prompts
   included (the harness promises that a seed reproduces a run);
 - ``generate``: generation gives items, and statistics the task can describe;
@@ -63,13 +64,15 @@ def check_task(
     seeds: Sequence[int] = (0, 1),
     config: BaseModel | None = None,
     suite_items: int = 20,
+    samples: int = 40,
 ) -> None:
     """Check `task` (any object: one without the `Task` protocol fails the first check); raise
     `TaskConformanceError` naming every rule it breaks.
 
-    Generation runs on `config` (default: the task's round-0 configuration of each seed), so a
-    task whose round is large can be checked on a small one. `suite_items` caps how many items
-    of each suite are judged with their reference answers (every item is checksummed).
+    Generation runs on `config` (default: the task's round-0 configuration of each seed with
+    `samples` items a round), so a task whose round is large can be checked on a small one.
+    `suite_items` caps how many items of each suite are judged with their reference answers
+    (every item is checksummed).
     """
     label = str(getattr(task, "id", "") or type(task).__name__)
     if not isinstance(task, Task):
@@ -83,7 +86,7 @@ def check_task(
     collect_problems(found, _identity(task), "")
     for seed in seeds:
         where = f"seed {seed}"
-        chosen = config if config is not None else _initial(task, seed, found, where)
+        chosen = config if config is not None else _initial(task, seed, samples, found, where)
         if chosen is None:
             continue
         collect_problems(found, _generation(task, chosen, seed), where)
@@ -115,6 +118,11 @@ def _identity(task: Task[Any, Any]) -> Iterator[ConformanceProblem]:
     if not (isinstance(task.config_model, type) and issubclass(task.config_model, BaseModel)):
         yield _problem("identity", f"config_model is {task.config_model!r}",
                        "give the pydantic model of the task's configuration")  # fmt: skip
+    defaults = (task.validation_suite, *task.benchmark_suites)
+    stray = [name for name in defaults if name not in task.suite_names]
+    if stray:
+        yield _problem("identity", f"default suites {stray!r} are not among suite_names "
+                       f"{task.suite_names!r}", "name suites the task has")  # fmt: skip
     low, high = task.reward_bounds
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
         yield _problem("identity", f"reward_bounds {task.reward_bounds!r} are not an interval",
@@ -122,11 +130,16 @@ def _identity(task: Task[Any, Any]) -> Iterator[ConformanceProblem]:
 
 
 def _initial(
-    task: Task[Any, Any], seed: int, found: dict[tuple[str, str], ConformanceProblem], where: str
+    task: Task[Any, Any],
+    seed: int,
+    samples: int,
+    found: dict[tuple[str, str], ConformanceProblem],
+    where: str,
 ) -> BaseModel | None:
     try:
-        first, again = task.initial_config(seed), task.initial_config(seed)
+        first, again = task.initial_config(seed, samples), task.initial_config(seed, samples)
         projected = task.project(first, {})
+        settled = task.settled(first, samples)
     except Exception as err:  # the checker reports a crash like any other broken rule
         collect_problems(found, [_crash("initial_config", err)], where)
         return None
@@ -138,6 +151,10 @@ def _initial(
         notes = "; ".join(str(n) for n in projected.notes) or "the configuration changed"
         problems.append(_problem("initial_config", f"projecting round 0 changed it ({notes})",
                                  "return a configuration that is valid as it stands"))  # fmt: skip
+    if settled != first:
+        problems.append(_problem("initial_config", "settling round 0 with its own budget changed "
+                                 "it", "put the experiment's fixed values in round 0 and change "
+                                 "only those in settled"))  # fmt: skip
     collect_problems(found, problems, where)
     return first if isinstance(first, BaseModel) else None
 

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from tasks.base import TaskSpec
-from tasks.mapf_frozenlake.task import TASK_ID, MapfFrozenLake, MapfSettings
+from tasks.mapf_frozenlake.task import (
+    MAX_TRAINING_AGENTS,
+    TASK_ID,
+    MapfFrozenLake,
+    MapfSettings,
+)
 
-__all__ = ["SPEC", "TASK_ID", "MapfFrozenLake", "MapfSettings"]
+__all__ = ["MAX_TRAINING_AGENTS", "SPEC", "TASK_ID", "MapfFrozenLake", "MapfSettings"]
 
 
 SPEC = TaskSpec(

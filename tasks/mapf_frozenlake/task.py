@@ -29,30 +29,49 @@ from mapf_env import (
     reward,
     verify,
 )
-from mapf_env.config import MAX_AGENTS, MAX_HOLE_RATIO, MAX_SAMPLES
+from mapf_env.config import MAX_HOLE_RATIO
 from mapf_env.generator import GenerationStats
-from mapf_env.instance import size_name
-from mapf_env.suites import SUITE_VERSION, SUITES, BenchmarkItem, content_sha256
+from mapf_env.instance import MIN_SIZE, size_name
+from mapf_env.suites import (
+    BENCHMARK_SUITES,
+    SUITE_VERSION,
+    SUITES,
+    BenchmarkItem,
+    content_sha256,
+)
 from mapf_env.verifier import FailureType
 from tasks.base import Generated, Judgement, Knob, Projected, Suite, SuiteItem
 from tasks.mapf_frozenlake.describe import compact_config, stats_lines
 
-__all__ = ["TASK_ID", "MapfFrozenLake", "MapfSettings", "hole_cut"]
+__all__ = ["MAX_TRAINING_AGENTS", "TASK_ID", "MapfFrozenLake", "MapfSettings", "hole_cut"]
 
 TASK_ID = f"mapf-frozenlake-v{SUITE_VERSION}"
 CUTS = ("size", "subset", "hole")
 
 
+MAX_TRAINING_AGENTS = MIN_SIZE * MIN_SIZE // 2
+"""Most agents a training instance may have: every map size may get samples (a designer picks
+the ratios), and the smallest grid holds 2 x agents distinct start and goal cells."""
+
+
 class MapfSettings(BaseModel):
-    """What stays fixed while designers change the configuration: the paper trains with two
-    agents and 4,000 samples a round; which optimum the reward pays for is recorded."""
+    """What stays fixed while designers change the configuration (an experiment's
+    ``task_settings``): the paper trains with two agents; which optimum the reward pays for
+    is recorded."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    n_agents: int = Field(2, ge=1, le=MAX_AGENTS, description="Agents per training instance.")
-    samples: int = Field(4000, ge=1, le=MAX_SAMPLES, description="Training samples per round.")
+    n_agents: int = Field(
+        2,
+        ge=1,
+        le=MAX_TRAINING_AGENTS,
+        description="Agents per training instance (at most what a 3x3 grid holds).",
+    )
     objective: Objective = Field(
-        Objective.SOC, description="The optimum training answers are graded against."
+        Objective.SOC,
+        description="The optimum the training instances are solved for, which the prompt asks "
+        "for and the reward's accuracy term pays: soc (default) or makespan. Benchmarks carry "
+        "both minima and report both optimal rates whichever is trained.",
     )
     reward: RewardConfig = Field(default_factory=RewardConfig)
 
@@ -76,14 +95,21 @@ class MapfFrozenLake:
     optimal_kinds: tuple[str, ...] = tuple(o.value for o in Objective)
     reward_bounds: tuple[float, float] = (0.0, 1.0)
     suite_names: tuple[str, ...] = tuple(SUITES)
+    validation_suite: str = "validation"
+    benchmark_suites: tuple[str, ...] = BENCHMARK_SUITES
 
     def __init__(self, settings: MapfSettings | None = None) -> None:
         self.settings = settings or MapfSettings()
 
-    def initial_config(self, seed: int) -> EnvConfig:
+    def initial_config(self, seed: int, samples: int) -> EnvConfig:
+        drawn = random_config(seed, n_agents=self.settings.n_agents, samples=samples)
+        return self.settled(drawn, samples)
+
+    def settled(self, config: EnvConfig, samples: int) -> EnvConfig:
         s = self.settings
-        config = random_config(seed, n_agents=s.n_agents, samples=s.samples)
-        return config.model_copy(update={"objective": s.objective})
+        return config.model_copy(
+            update={"n_agents": s.n_agents, "samples": samples, "objective": s.objective}
+        )
 
     def knobs(self) -> tuple[Knob, ...]:
         sizes = f"{size_name(SIZES[0])}..{size_name(SIZES[-1])}"
@@ -101,7 +127,7 @@ class MapfFrozenLake:
 
     def generate(
         self, config: EnvConfig, seed: int, *, workers: int | None = None
-    ) -> Generated[Instance]:
+    ) -> Generated[Instance, GenerationStats]:
         made = generate(config, seed, workers=workers)
         return Generated(made.instances, made.stats)
 

@@ -1,4 +1,4 @@
-"""What an experiment fixes for the reasoning-gym task: which datasets, and samples per round.
+"""What an experiment fixes for the reasoning-gym task: which datasets a designer mixes.
 
 Light to import: reasoning-gym is read only inside the validator (through `catalog`), and only
 to refuse a misspelt dataset early, in the experiment's own error report; without the package
@@ -20,7 +20,8 @@ MAX_SAMPLES = 1_000_000
 
 
 class RgSettings(BaseModel):
-    """The datasets a designer mixes and the round's sample budget (recorded, not designed)."""
+    """The datasets a designer mixes (an experiment's ``task_settings``; recorded, not
+    designed)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -30,7 +31,6 @@ class RgSettings(BaseModel):
         description="reasoning-gym datasets with a curriculum (names as reasoning_gym.factory "
         "registers them); kept sorted, each once.",
     )
-    samples: int = Field(256, ge=1, le=MAX_SAMPLES, description="Training samples per round.")
 
     @field_validator("datasets")
     @classmethod

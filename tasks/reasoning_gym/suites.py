@@ -24,9 +24,11 @@ from tasks.reasoning_gym import catalog
 from tasks.reasoning_gym.items import RgItem, canonical_json, derived_seed, item_from_entry
 
 __all__ = [
+    "EVAL",
     "MANIFEST_FILE",
     "SUITES",
     "SUITE_VERSION",
+    "VALIDATION",
     "MissingChecksum",
     "SuiteDef",
     "build_items",
@@ -52,9 +54,10 @@ class SuiteDef:
     purpose: str
 
 
+VALIDATION, EVAL = "rg-validation", "rg-eval"
 SUITES: dict[str, SuiteDef] = {
-    "rg-validation": SuiteDef((0, 1), 8, "a few items per dataset, used after every round"),
-    "rg-eval": SuiteDef((0, 1, 2), 25, "the final evaluation"),
+    VALIDATION: SuiteDef((0, 1), 8, "a few items per dataset, used after every round"),
+    EVAL: SuiteDef((0, 1, 2), 25, "the final evaluation"),
 }
 
 

@@ -43,6 +43,8 @@ class ReasoningGym:
     optimal_kinds: tuple[str, ...] = ()
     reward_bounds: tuple[float, float] = (0.0, 1.0)
     suite_names: tuple[str, ...] = tuple(suites.SUITES)
+    validation_suite: str = suites.VALIDATION
+    benchmark_suites: tuple[str, ...] = (suites.EVAL,)
 
     def __init__(self, settings: RgSettings | None = None) -> None:
         self.settings = settings or RgSettings()
@@ -53,7 +55,7 @@ class ReasoningGym:
         self.highest: dict[str, int] = {n: catalog.max_level(n) for n in self.datasets}
         self._changes = projection.change_model(self.datasets)
 
-    def initial_config(self, seed: int) -> RgConfig:
+    def initial_config(self, seed: int, samples: int) -> RgConfig:
         """Equal weights, every dataset at level 0, whatever the seed.
 
         Level 0 is where reasoning-gym's curricula start (every attribute's default level),
@@ -61,9 +63,12 @@ class ReasoningGym:
         and the seed varies only what is generated from it."""
         share = 1.0 / len(self.datasets)
         return RgConfig(
-            samples=self.settings.samples,
+            samples=samples,
             datasets={n: DatasetSetting(weight=share, level=0) for n in self.datasets},
         )
+
+    def settled(self, config: RgConfig, samples: int) -> RgConfig:
+        return config.model_copy(update={"samples": samples})
 
     def knobs(self) -> tuple[Knob, ...]:
         top = max(self.highest.values())
@@ -94,7 +99,7 @@ class ReasoningGym:
 
     def generate(
         self, config: RgConfig, seed: int, *, workers: int | None = None
-    ) -> Generated[RgItem]:
+    ) -> Generated[RgItem, RgStats]:
         items, stats = generate_round(config, seed)
         return Generated(items, stats)
 

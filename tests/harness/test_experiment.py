@@ -9,7 +9,9 @@ import pytest
 
 from envdesign_common.field_errors import ConfigError
 from harness.experiment import ExperimentConfig, Override, apply_overrides
+from harness.loop import shared_start
 from mapf_env import EnvConfig, Objective, generate, random_config
+from tasks.mapf_frozenlake import MapfSettings
 from tests.envdesign_common.yaml_bombs import NAMES, laughs
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -67,27 +69,51 @@ def test_missing_or_broken_files(tmp_path: Path) -> None:
 
 
 def test_initial_configuration_is_shared_per_seed_or_given() -> None:
-    config = ExperimentConfig()
-    first = config.initial.resolve(seed=3, n_agents=2, samples=1000)
-    assert first == random_config(3, n_agents=2, samples=1000)
+    config = ExperimentConfig.from_mapping({"samples_per_round": 1000})
+    assert shared_start(config, 3) == random_config(3, n_agents=2, samples=1000)
     given = ExperimentConfig.from_mapping(
-        {"initial": {"kind": "given", "config": EnvConfig.uniform().model_dump(mode="json")}}
+        {"samples_per_round": 500,
+         "initial": {"kind": "given", "config": EnvConfig.uniform().model_dump(mode="json")}}
+    )  # fmt: skip
+    assert isinstance(given.initial.config, EnvConfig)
+    assert shared_start(given, 3) == EnvConfig.uniform().model_copy(update={"samples": 500})
+
+
+def test_a_given_start_is_read_with_the_tasks_configuration_model() -> None:
+    with pytest.raises(ConfigError) as caught:
+        ExperimentConfig.from_mapping({"initial": {"kind": "given", "config": {"samplez": 5}}})
+    assert "initial.config.samplez: not a field" in str(caught.value)
+
+
+def test_the_tasks_settings_are_its_own_section() -> None:
+    """What the MAPF task fixes (agents, the objective the reward pays for) is its section,
+    checked with its own model; SOC by default, and the random start is otherwise the same."""
+    plain = ExperimentConfig()
+    assert plain.task_settings == MapfSettings()
+    assert plain.model_dump(mode="json")["task_settings"]["objective"] == "soc"
+    spans = ExperimentConfig.from_mapping(
+        {"samples_per_round": 1000, "task_settings": {"objective": "makespan", "n_agents": 3}}
     )
-    assert given.initial.resolve(seed=3, n_agents=2, samples=500).samples == 500
-
-
-def test_the_reward_objective_is_the_round_configurations_objective() -> None:
-    """`reward_objective` decides what the training instances are solved for (SOC by default);
-    the random start is otherwise the same draw."""
-    assert ExperimentConfig().reward_objective is Objective.SOC
-    spans = ExperimentConfig.from_mapping({"reward_objective": "makespan"})
-    start = spans.initial.resolve(3, 2, 1000, spans.reward_objective)
-    assert start.objective is Objective.MAKESPAN
-    assert start.sizes == random_config(3, n_agents=2, samples=1000).sizes
+    start = shared_start(spans, 3)
+    assert (start.objective, start.n_agents) == (Objective.MAKESPAN, 3)
+    assert start.sizes == random_config(3, n_agents=3, samples=1000).sizes
     data = generate(start.model_copy(update={"samples": 16}), seed=0, workers=1)
     assert {i.optimum.objective for i in data.instances if i.optimum} == {Objective.MAKESPAN}
-    with pytest.raises(ConfigError, match="reward_objective"):
-        ExperimentConfig.from_mapping({"reward_objective": "speed"})
+    with pytest.raises(ConfigError, match=r"task_settings\.objective"):
+        ExperimentConfig.from_mapping({"task_settings": {"objective": "speed"}})
+    with pytest.raises(ConfigError, match=r"task_settings\.n_agents: out of range"):
+        ExperimentConfig.from_mapping({"task_settings": {"n_agents": 8}})
+    assert ExperimentConfig.from_mapping(spans.model_dump(mode="json")) == spans
+
+
+def test_suites_default_to_the_tasks_own_and_must_be_its() -> None:
+    plain = ExperimentConfig()
+    assert (plain.validation, plain.benchmarks) == ("validation", ("3agents", "4agents", "5agents"))
+    with pytest.raises(ConfigError) as caught:
+        ExperimentConfig.from_mapping({"benchmarks": ["3agents", "rg-eval"]})
+    assert "benchmarks.1: no benchmark suite 'rg-eval' in task mapf-frozenlake-v2" in str(
+        caught.value
+    )
 
 
 def test_a_misspelt_key_at_any_depth_gets_a_suggestion(tmp_path: Path) -> None:

@@ -37,7 +37,10 @@ def one_error_line(args: list[str], stdin: bytes | None = None) -> str:
         ("seeds=[-1]", "seeds: each seed must be 0 <= seed < 2**32 (4294967296) (got [-1])"),
         ("seeds=[4294967296]", "each seed must be 0 <= seed < 2**32"),
         ("seeds=[99999999999999999999999]", "each seed must be 0 <= seed < 2**32"),
-        ("n_agents=8", "n_agents: out of range (got 8); allowed: 1 <= n_agents <= 4"),
+        (
+            "task_settings.n_agents=8",
+            "task_settings.n_agents: out of range (got 8); allowed: 1 <= n_agents <= 4",
+        ),
         ("name=..", "name: starts with '.' ('.', '..' and hidden names are not run directories)"),
         ("name=.", "name: starts with '.'"),
         ("name=a/b", "name: holds a path separator (/ or \\); it names one directory"),

@@ -13,7 +13,7 @@ from tasks.mapf_frozenlake import TASK_ID, MapfFrozenLake
 
 @pytest.fixture(scope="module")
 def task() -> MapfFrozenLake:
-    made = create_task("mapf-frozenlake", {"samples": 40})
+    made = create_task("mapf-frozenlake")
     assert isinstance(made, MapfFrozenLake)
     return made
 
@@ -24,7 +24,7 @@ def test_the_family_name_means_its_newest_version() -> None:
 
 
 def test_generation_and_projection_are_the_testbeds(task: MapfFrozenLake) -> None:
-    config = task.initial_config(3)
+    config = task.initial_config(3, 40)
     assert config == random_config(3, n_agents=2, samples=40)
     assert task.generate(config, 11, workers=1).items == generate(config, 11, workers=1).instances
     draft = {"7x7": {"hole_ratio": 0.9}, "n_agents": 5}

@@ -33,10 +33,10 @@ def test_the_readme_task_keeps_the_contract_and_adds(blocks: list[tuple[str, str
     [snippet] = [text for language, text in blocks if language == "python" and "class " not in text]
     exec(compile(snippet, f"{README.name} ({SECTION})", "exec"), {})  # raises if a rule breaks
     task = create_task("adding")
-    item = task.generate(task.initial_config(0), 7).items[0]
+    item = task.generate(task.initial_config(0, 32), 7).items[0]
     assert task.judge(item, f"It is {sum(item)}").valid
     assert task.judge(item, f"{sum(item) + 1}").failure == "wrong"
-    assert task.project(task.initial_config(0), {"largest": 10**6}).config.largest == 999
+    assert task.project(task.initial_config(0, 32), {"largest": 10**6}).config.largest == 999
 
 
 def test_the_readme_commands_run_and_a_comparison_is_refused_in_one_line(

@@ -23,12 +23,12 @@ from tasks.reasoning_gym.suites import MissingChecksum, load_manifest, manifest_
 pytest.importorskip("reasoning_gym")
 
 ROOT = Path(__file__).resolve().parents[2]
-SMALL = {"samples": 40}
+SAMPLES = 40
 
 
 @pytest.fixture(scope="module")
 def task() -> ReasoningGym:
-    made = create_task("reasoning-gym", SMALL)
+    made = create_task("reasoning-gym")
     assert isinstance(made, ReasoningGym)
     return made
 
@@ -61,15 +61,15 @@ def test_importing_the_spec_does_not_import_reasoning_gym() -> None:
 
 def test_the_default_preset_keeps_the_task_contract(task: ReasoningGym) -> None:
     assert task.datasets == tuple(sorted(PRESET))
-    check_task(task, config=task.initial_config(0), suite_items=10)
+    check_task(task, config=task.initial_config(0, SAMPLES), suite_items=10)
 
 
 def test_generation_is_the_same_in_another_process(task: ReasoningGym) -> None:
-    config = task.initial_config(0)
+    config = task.initial_config(0, SAMPLES)
     code = (
         "import hashlib, json; from tasks import create_task\n"
-        "t = create_task('reasoning-gym', {'samples': 40})\n"
-        "items = t.generate(t.initial_config(0), 7).items\n"
+        "t = create_task('reasoning-gym')\n"
+        "items = t.generate(t.initial_config(0, 40), 7).items\n"
         "lines = [json.dumps(i.fields(), sort_keys=True) for i in items]\n"
         "print(hashlib.sha256('\\n'.join(lines).encode()).hexdigest())\n"
     )
@@ -85,7 +85,7 @@ def test_generation_is_the_same_in_another_process(task: ReasoningGym) -> None:
 def test_the_budget_is_split_by_weight_into_whole_samples(task: ReasoningGym) -> None:
     assert split_budget({"a": 0.5, "b": 0.25, "c": 0.25}, 10) == {"a": 5, "b": 3, "c": 2}
     assert split_budget({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3}, 40) == {"a": 14, "b": 13, "c": 13}
-    config = task.project(task.initial_config(0), {"chain_sum": {"weight": 0.0}}).config
+    config = task.project(task.initial_config(0, SAMPLES), {"chain_sum": {"weight": 0.0}}).config
     made = task.generate(config, 0)
     stats = made.stats.model_dump()["datasets"]
     assert stats["chain_sum"] == {"requested": 0, "generated": 0, "level": 0}
@@ -94,15 +94,15 @@ def test_the_budget_is_split_by_weight_into_whole_samples(task: ReasoningGym) ->
 
 
 def test_items_are_small_hashable_picklable_values(task: ReasoningGym) -> None:
-    item = task.generate(task.initial_config(0), 0).items[0]
+    item = task.generate(task.initial_config(0, SAMPLES), 0).items[0]
     copy = pickle.loads(pickle.dumps(item))
     assert copy == item and hash(copy) == hash(item)
     assert json.loads(item.metadata)["source_dataset"] == item.dataset
 
 
 def test_a_level_sets_the_datasets_curriculum(task: ReasoningGym) -> None:
-    easy = task.generate(task.initial_config(0), 0).items
-    hard_config = task.project(task.initial_config(0), {"chain_sum": {"level": 10}}).config
+    easy = task.generate(task.initial_config(0, SAMPLES), 0).items
+    hard_config = task.project(task.initial_config(0, SAMPLES), {"chain_sum": {"level": 10}}).config
     hard = task.generate(hard_config, 0).items
     terms = [json.loads(i.metadata)["num_terms"] for i in hard if i.dataset == "chain_sum"]
     assert all(json.loads(i.metadata)["num_terms"] == 2 for i in easy if i.dataset == "chain_sum")
@@ -148,7 +148,7 @@ def test_the_shipped_entry_is_what_the_manifest_module_computes() -> None:
 
 
 def test_an_out_of_bounds_level_is_clipped_with_a_note(task: ReasoningGym) -> None:
-    start = task.initial_config(0)
+    start = task.initial_config(0, SAMPLES)
     projected = task.project(start, {"datasets": {"word_sorting": {"level": 9}}})
     assert projected.config.datasets["word_sorting"].level == 4
     (note,) = projected.notes
@@ -160,7 +160,7 @@ def test_an_out_of_bounds_level_is_clipped_with_a_note(task: ReasoningGym) -> No
 
 
 def test_weights_are_renormalised_and_the_budget_is_kept(task: ReasoningGym) -> None:
-    start = task.initial_config(0)
+    start = task.initial_config(0, SAMPLES)
     projected = task.project(start, {"datasets": {"chain_sum": {"weight": 0.6}}, "samples": 9})
     weights = {n: d.weight for n, d in projected.config.datasets.items()}
     assert sum(weights.values()) == pytest.approx(1.0)
@@ -185,14 +185,16 @@ def test_an_unknown_key_is_one_line_with_a_did_you_mean(
     task: ReasoningGym, draft: dict[str, object], words: str
 ) -> None:
     with pytest.raises(ConfigError) as err:
-        task.project(task.initial_config(0), draft)
+        task.project(task.initial_config(0, SAMPLES), draft)
     message = str(err.value)
     assert "\n" not in message and words in message and "did you mean" in message
 
 
 def test_a_string_value_is_one_line_naming_the_field(task: ReasoningGym) -> None:
     with pytest.raises(ConfigError) as err:
-        task.project(task.initial_config(0), {"datasets": {"chain_sum": {"level": "high"}}})
+        task.project(
+            task.initial_config(0, SAMPLES), {"datasets": {"chain_sum": {"level": "high"}}}
+        )
     assert str(err.value) == (
         "changes: datasets.chain_sum.level: wrong type (got 'high'); expected a number"
     )
@@ -246,6 +248,6 @@ def test_an_unknown_dataset_in_settings_is_one_line_with_a_did_you_mean() -> Non
 
 
 def test_the_description_is_one_line_per_dataset(task: ReasoningGym) -> None:
-    text = task.describe_config(task.initial_config(0))
+    text = task.describe_config(task.initial_config(0, SAMPLES))
     assert text.splitlines()[0] == "  basic_arithmetic: weight 0.200, level 0 of 0..4"
     assert len(text.splitlines()) == len(PRESET)

@@ -6,15 +6,15 @@ import pytest
 from typer.testing import CliRunner
 
 from harness_cli import app
-from tasks import TASKS, create_task
+from tasks import TASKS, create_task, task_spec
 
 runner = CliRunner()
 
 
 @pytest.mark.parametrize("task_id", TASKS.names())
-def test_show_lists_knobs_cuts_suites_and_round_zero(task_id: str) -> None:
-    task = create_task(task_id)
-    shown = runner.invoke(app, ["tasks", "show", task_id], terminal_width=240)
+def test_show_lists_settings_knobs_cuts_suites_and_round_zero(task_id: str) -> None:
+    task, settings = create_task(task_id), task_spec(task_id).settings
+    shown = runner.invoke(app, ["tasks", "show", task_id, "--samples", "40"], terminal_width=240)
     assert shown.exit_code == 0, shown.output
     for knob in task.knobs():
         assert knob.path in shown.output
@@ -22,7 +22,8 @@ def test_show_lists_knobs_cuts_suites_and_round_zero(task_id: str) -> None:
     for name in task.suite_names:
         suite = task.suite(name)
         assert f"{suite.checksum[:16]}" in shown.output and f" {len(suite.items)} " in shown.output
-    assert task.describe_config(task.initial_config(0)).splitlines()[0] in shown.output
+    assert settings is not None and all(name in shown.output for name in settings.model_fields)
+    assert task.describe_config(task.initial_config(0, 40)).splitlines()[0] in shown.output
 
 
 def test_an_unknown_task_is_one_line_with_close_names() -> None:
