@@ -56,6 +56,7 @@ from run_records import (
     stamp,
     store_scored,
 )
+from tasks.mapf_frozenlake import MapfFrozenLake, as_task_suite
 
 TIME_BUDGET_S = 60.0
 """Seconds each command may take over the whole root (on the project's 2-core CI machine)."""
@@ -73,6 +74,7 @@ BEST_OF = 8
 SEEDS_PER_DESIGNER = 10
 ROUNDS = 2
 GARBLED = "I could not find a plan."
+MAPF = MapfFrozenLake()
 
 
 @dataclass(frozen=True)
@@ -116,8 +118,9 @@ def answer_profiles(quality: float, profiles: int) -> list[dict[str, ScoredSuite
                 greedy.append(plan if rng.random() < quality else GARBLED)
                 sampled.append([plan if rng.random() < quality else GARBLED
                                 for _ in range(BEST_OF)])  # fmt: skip
-            answers = SuiteAnswers.of(suite, greedy, sampled)
-            scored[name] = score_answers(suite, answers, BEST_OF)
+            shaped = as_task_suite(suite)
+            answers = SuiteAnswers.of(shaped, greedy, sampled)
+            scored[name] = score_answers(MAPF, shaped, answers, BEST_OF)
         out.append(scored)
     return out
 

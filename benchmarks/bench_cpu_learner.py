@@ -52,9 +52,12 @@ from harness.backends.policy_names import CPU_POLICIES
 from harness.evaluate import validation_report
 from mapf_env import EvalReport, Instance, generate, load_suite, random_config, verify
 from mapf_env.report import FAILURE_TYPES
-from run_records import Precision, current_machine, judge, native_bf16
+from run_records import Precision, current_machine, native_bf16
+from tasks.mapf_frozenlake import MapfFrozenLake
+from tasks.mapf_frozenlake.scoring import judge
 
 BENCH_SUITES = ("3agents", "4agents", "5agents")
+MAPF = MapfFrozenLake()
 
 
 def cpu_seconds() -> float:
@@ -187,7 +190,8 @@ def report_row(label: str, report: EvalReport, seconds: str) -> list[str]:
 def learners(rounds: int, samples: int, epochs: int, seed: int) -> None:
     """Learning curve and failure mix of each CPU learner (see the module docstring)."""
     console = bench_console()
-    validation = [item.instance for item in load_suite("validation").items]
+    validation = MAPF.suite("validation").items
+    asked = [item.item for item in validation]
     data = [generate(random_config(r, samples=samples), r).instances for r in range(rounds)]
     console.print(
         f"{rounds} rounds x {samples} instances x {epochs} epochs, seed {seed}, fp32, "
@@ -199,14 +203,13 @@ def learners(rounds: int, samples: int, epochs: int, seed: int) -> None:
         table = Table(title=f"policy {policy} (actions: {actions})")
         for col in ("round", "valid", "opt. SOC", "opt. makespan", *FAILURE_TYPES, "train s"):
             table.add_column(col)
-        table.add_row(*report_row("0", validation_report(backend, validation, seed), "-"))
-        table.add_row(*report_row("0 sampled", sampled_report(backend, validation), "-"))
+        table.add_row(*report_row("0", validation_report(MAPF, backend, validation, seed), "-"))
+        table.add_row(*report_row("0 sampled", sampled_report(backend, asked), "-"))
         for r, instances in enumerate(data, start=1):
             wall, _ = timed(partial(backend.train_round, instances, epochs=epochs, seed=r))
-            table.add_row(
-                *report_row(str(r), validation_report(backend, validation, seed), f"{wall:.0f}")
-            )
-        table.add_row(*report_row(f"{rounds} sampled", sampled_report(backend, validation), "-"))
+            report = validation_report(MAPF, backend, validation, seed)
+            table.add_row(*report_row(str(r), report, f"{wall:.0f}"))
+        table.add_row(*report_row(f"{rounds} sampled", sampled_report(backend, asked), "-"))
         console.print(table)
 
 

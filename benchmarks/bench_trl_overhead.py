@@ -373,8 +373,10 @@ def harness_round(
     timing.answer_tokens = statistics.fmean(tokens) if tokens else float("nan")
     with timing.part("checkpoint"):
         backend.save(workdir / "round-000" / "checkpoint")
+    task = experiment.task_object
+    items = experiment_suite(task, experiment.validation, experiment.limit).items
     with timing.part("scoring"):
-        validation_report(backend, validation, round_seed(SEED, 0, "eval"))
+        validation_report(task, backend, items, round_seed(SEED, 0, "eval"))
     if serve:
         with timing.part("serving"):
             backend.endpoint("policy")
@@ -493,7 +495,8 @@ def main(args: argparse.Namespace) -> None:
     console = bench_console()
     place = placement(config.settings_of(TrlSettings), args.threads)
     data = generate(shared_start(config, SEED), round_seed(SEED, 0, "data")).instances
-    validation = [item.instance for item in experiment_suite(config.validation, config.limit).items]
+    suite = experiment_suite(config.task_object, config.validation, config.limit)
+    validation = [item.item for item in suite.items]
     arguments, peft_config = harness_trainer_arguments(
         config, data, place, round_seed(SEED, 0, "train")
     )

@@ -18,10 +18,11 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from designers.context import DesignContext
-from designers.proposal import Proposal
-from mapf_env import EnvConfig, merge, project
+from designers.proposal import Proposal, proposal_type
+from designers.task_types import ConfigT
+from mapf_env import EnvConfig
 from mapf_env.instance import size_name
-from tasks import serves
+from tasks import Task, serves
 
 
 @runtime_checkable
@@ -29,7 +30,7 @@ class Designer(Protocol):
     """What the harness needs of a designer: a name, a description and `propose`.
 
     Two methods and two attributes are optional (see `own_initial_config`, `ensure_ready`,
-    `backend_endpoints` and `task_problem`): ``initial_config(base, seed) -> EnvConfig | None``
+    `backend_endpoints` and `task_problem`): ``initial_config(base, seed, task) -> config | None``
     for a designer that picks its own round 0, ``check_ready()`` raising `DesignerNotReady`
     before training when it cannot work, ``backend_endpoints``, the models it asks the backend
     to serve, and ``tasks``, the task families it can design for (absent or None: any).
@@ -41,11 +42,14 @@ class Designer(Protocol):
     def propose(self, ctx: DesignContext) -> Proposal: ...
 
 
-def own_initial_config(designer: Designer, base: EnvConfig, seed: int) -> EnvConfig | None:
-    """The round-0 configuration `designer` picks itself, or None to take the shared start."""
+def own_initial_config(
+    designer: Designer, task: Task[Any, Any], base: ConfigT, seed: int
+) -> ConfigT | None:
+    """The round-0 configuration `designer` picks itself for `task` (of `base`'s model, the
+    task's), or None to take the shared start `base`."""
     pick = getattr(designer, "initial_config", None)
-    config = pick(base, seed) if callable(pick) else None
-    if config is not None and not isinstance(config, EnvConfig):
+    config = pick(base, seed, task) if callable(pick) else None
+    if config is not None and not isinstance(config, type(base)):
         raise TypeError(f"designer {designer.name!r} returned a {type(config).__name__} as round 0")
     return config
 
@@ -100,10 +104,12 @@ class BaseDesigner(ABC):
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     tasks: ClassVar[tuple[str, ...] | None] = ("mapf-frozenlake",)
-    """The task families this designer's code reads: the built-ins read MAPF-FrozenLake's
+    """The task families this designer's code reads: most built-ins read MAPF-FrozenLake's
     configuration; None for a designer that reads only what every task declares."""
 
-    def initial_config(self, base: EnvConfig, seed: int) -> EnvConfig | None:
+    def initial_config(self, base: Any, seed: int, task: Task[Any, Any]) -> Any:
+        """None: take the shared start `base` (a designer that picks its own round 0, of
+        `task`'s configuration model, overrides this)."""
         return None
 
     def check_ready(self) -> None:
@@ -121,9 +127,10 @@ class BaseDesigner(ABC):
         started: float,
         **extra: Any,
     ) -> Proposal:
-        """Merge and project `changes` onto the current config and wrap the result."""
-        projection = project(merge(ctx.config, changes))
-        return Proposal(
+        """Project `changes` onto the current config (the task's `project`) and wrap the
+        result."""
+        projection = ctx.design_task().project(ctx.config, changes)
+        return proposal_type(projection.config)(
             designer=self.name,
             config=projection.config,
             changes=dict(changes),

@@ -7,20 +7,22 @@ comparison. So, as Gymnasium checks an environment before anybody trains on it, 
 checks a designer before it enters a comparison -- the same function the project's tests run over
 every registered designer, so a plug-in is held to exactly what the built-ins are.
 
-It runs the designer on representative contexts (`sample_contexts`, or the caller's) and checks:
+It runs the designer on representative contexts (`sample_contexts`, or the caller's) of a task
+(MAPF-FrozenLake unless the caller names one) and checks:
 
 - ``name``, ``description``: non-empty strings (the registry and boards show them);
   ``backend_endpoints``, if declared, names only "policy" or "base";
 - ``propose``: it returns and does not raise (a designer that cannot design says so in its
   proposal, so the run goes on and the failure is counted); ``returns_proposal``: a `Proposal`;
 - ``proposal_designer``: the proposal names its designer; ``legal_config``: its configuration is
-  legal as it stands (`mapf_env.project` changes nothing); ``fixed_fields``: it keeps the
-  experiment's agents, samples and objective; ``seconds``: a finite number >= 0;
+  legal as it stands (the task's `project` changes nothing); ``fixed_fields``: it keeps what the
+  experiment fixes (the task's `settled` on the context's configuration changes nothing: for
+  MAPF-FrozenLake the agents, samples and objective); ``seconds``: a finite number >= 0;
   ``kept_previous``: a kept step keeps the context's configuration and carries a
   `failure_reason`, and only a kept step does; ``json_round_trip``: it reads back from its JSON
   equal, as run records must;
-- ``initial_config``: a round 0 of its own, if any, is a legal `EnvConfig` with the experiment's
-  agents and samples (the loop sets the objective itself);
+- ``initial_config``: a round 0 of its own, if any, is a legal configuration of the task's
+  model that keeps what the experiment fixes;
 - ``deterministic``: the same context gives the same configuration, and the same base and seed
   the same round 0. The harness promises that a seed reproduces a run, and `DesignContext.seed`
   is where a designer's randomness comes from. A designer that asks a model cannot promise it;
@@ -36,6 +38,7 @@ context where none came back.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from designers.base import Designer, ensure_ready
 from designers.conformance_rules import (
@@ -50,6 +53,7 @@ from designers.context import DesignContext
 from designers.proposal import Proposal
 from designers.sample_contexts import sample_contexts
 from envdesign_common.conformance import ConformanceError, ConformanceProblem, collect_problems
+from tasks import DEFAULT_TASK, Task, cached_task
 
 
 class DesignerConformanceError(ConformanceError):
@@ -64,10 +68,11 @@ class DesignerConformanceError(ConformanceError):
 
 def check_designer(
     designer: object,
-    contexts: Sequence[DesignContext] | None = None,
+    contexts: Sequence[DesignContext[Any, Any, Any]] | None = None,
     *,
     check_determinism: bool = True,
-) -> tuple[Proposal, ...]:
+    task: Task[Any, Any] | None = None,
+) -> tuple[Proposal[Any], ...]:
     """Run `designer` on `contexts` (default `sample_contexts()`); raise
     `DesignerConformanceError` naming every rule it breaks, else return its proposals, one per
     context, for checks of the caller's own.
@@ -79,6 +84,7 @@ def check_designer(
     served model) passes through unchanged, since it is about this machine, not the designer.
     """
     label = str(getattr(designer, "name", "") or type(designer).__name__)
+    task = task if task is not None else cached_task(DEFAULT_TASK)
     if not isinstance(designer, Designer):
         raise DesignerConformanceError(label, [not_a_designer(designer)])
     chosen = sample_contexts() if contexts is None else list(contexts)
@@ -93,7 +99,7 @@ def check_designer(
     proposals = []
     for i, ctx in enumerate(chosen):
         where = f"context {i}: round {ctx.round} of {ctx.total_rounds}, seed {ctx.seed}"
-        proposal, problems = _context_problems(designer, ctx, check_determinism)
+        proposal, problems = _context_problems(designer, task, ctx, check_determinism)
         collect_problems(found, problems, where)
         if proposal is not None:
             proposals.append(proposal)
@@ -103,14 +109,17 @@ def check_designer(
 
 
 def _context_problems(
-    designer: Designer, ctx: DesignContext, check_determinism: bool
-) -> tuple[Proposal | None, list[ConformanceProblem]]:
+    designer: Designer,
+    task: Task[Any, Any],
+    ctx: DesignContext[Any, Any, Any],
+    check_determinism: bool,
+) -> tuple[Proposal[Any] | None, list[ConformanceProblem]]:
     """The proposal for `ctx` (None when none came back) and every problem `ctx` shows."""
     proposal, problems = propose_once(designer, ctx)
     if proposal is not None:
-        problems += proposal_problems(designer, ctx, proposal)
-    initial, found = initial_config_problems(designer, ctx.config, ctx.seed)
+        problems += proposal_problems(designer, task, ctx, proposal)
+    initial, found = initial_config_problems(designer, task, ctx.config, ctx.seed)
     problems += found
     if check_determinism and proposal is not None:
-        problems += repeat_problems(designer, ctx, proposal, initial)
+        problems += repeat_problems(designer, task, ctx, proposal, initial)
     return proposal, problems

@@ -9,21 +9,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from designers.base import Designer, backend_endpoints, own_initial_config
 from designers.context import DesignContext
 from designers.proposal import Proposal
+from designers.task_types import ConfigT
 from envdesign_common.conformance import ConformanceProblem
-from mapf_env import EnvConfig, project
-from mapf_env.instance import size_name
-
-FIXED_FIELDS = ("n_agents", "samples", "objective")
-"""The experiment's fields a proposal keeps; a round 0 of the designer's own keeps the first two
-(the loop sets its objective)."""
+from envdesign_common.yaml_mappings import load_mapping
+from tasks import Task
 
 
 def propose_once(
@@ -50,11 +46,13 @@ def propose_once(
 
 @dataclass(frozen=True)
 class _Step:
-    """One design step under check: the designer, the context it read, the proposal it gave."""
+    """One design step under check: the designer, the task it designs for, the context it
+    read, the proposal it gave."""
 
     designer: Designer
-    ctx: DesignContext
-    proposal: Proposal
+    task: Task[Any, Any]
+    ctx: DesignContext[Any, Any, Any]
+    proposal: Proposal[Any]
 
 
 Finding = tuple[str, str]
@@ -70,8 +68,8 @@ def _guarded(
     except Exception as err:
         return [ConformanceProblem(
             name, f"reading the proposal raised {_one_line(err)}",
-            "build the Proposal and its EnvConfig with validation (their constructors, "
-            "mapf_env.project), never with model_construct",
+            "build the Proposal and its configuration with validation (their constructors, "
+            "the task's project), never with model_construct",
         )]  # fmt: skip
 
 
@@ -83,23 +81,22 @@ def _names_itself(step: _Step) -> Iterator[Finding]:
 
 
 def _legal(step: _Step) -> Iterator[Finding]:
-    if notes := _projection_changes(step.proposal.config):
-        yield f"mapf_env.project would change proposal.config: {notes}", (
-            "build it as mapf_env.project(mapf_env.merge(ctx.config, changes)).config "
-            "(BaseDesigner.package does), never with model_copy(update=...) or "
-            "model_construct, which skip validation"
+    if notes := _projection_changes(step.task, step.proposal.config):
+        yield f"the task's project would change proposal.config: {notes}", (
+            "build it as task.project(ctx.config, changes).config (BaseDesigner.package "
+            "does), never with model_copy(update=...) or model_construct, which skip validation"
         )  # fmt: skip
 
 
 def _keeps_fixed_fields(step: _Step) -> Iterator[Finding]:
-    for field in FIXED_FIELDS:
-        got = _plain(getattr(step.proposal.config, field))
-        want = _plain(getattr(step.ctx.config, field))
-        if got != want:
-            yield f"proposal.config.{field} is {got!r} but ctx.config.{field} is {want!r}", (
-                f"keep the experiment's {field}: merge the changes onto ctx.config "
-                "(mapf_env.merge) instead of building a new EnvConfig"
-            )  # fmt: skip
+    config = step.proposal.config
+    for field, got, want in _differences(
+        step.task, config, step.task.settled(config, step.ctx.config)
+    ):
+        yield f"proposal.config.{field} is {got!r} but ctx.config.{field} is {want!r}", (
+            f"keep the experiment's {field}: project the changes onto ctx.config (the "
+            "task's project) instead of building a new configuration"
+        )  # fmt: skip
 
 
 def _seconds(step: _Step) -> Iterator[Finding]:
@@ -136,16 +133,15 @@ def _json_round_trip(step: _Step) -> Iterator[Finding]:
         "lists, dicts): run records store proposals as JSON and resume reads them back"
     )
     proposal = step.proposal
-    if _projection_changes(proposal.config):
+    if _projection_changes(step.task, proposal.config):
         return  # an illegal configuration cannot be read back; legal_config says how to fix it
+    kind = type(proposal)
     try:
-        back = Proposal.model_validate_json(proposal.model_dump_json())
+        back = kind.model_validate_json(proposal.model_dump_json())
     except ValueError as err:  # pydantic's serialisation and validation errors both are
         yield f"it does not survive JSON: {_one_line(err)}", fix
         return
-    differ = [
-        name for name in Proposal.model_fields if getattr(back, name) != getattr(proposal, name)
-    ]
+    differ = [name for name in kind.model_fields if getattr(back, name) != getattr(proposal, name)]
     if differ:
         yield f"read back from its JSON, proposal.{', '.join(differ)} differs", fix
 
@@ -162,10 +158,14 @@ PROPOSAL_CHECKS: dict[str, Callable[[_Step], Iterator[Finding]]] = {
 
 
 def proposal_problems(
-    designer: Designer, ctx: DesignContext, proposal: Proposal
+    designer: Designer,
+    task: Task[Any, Any],
+    ctx: DesignContext[Any, Any, Any],
+    proposal: Proposal[Any],
 ) -> list[ConformanceProblem]:
-    """Every problem of `proposal`, which `designer` gave for `ctx` (`PROPOSAL_CHECKS`)."""
-    step = _Step(designer, ctx, proposal)
+    """Every problem of `proposal`, which `designer` gave for `ctx` of `task`
+    (`PROPOSAL_CHECKS`)."""
+    step = _Step(designer, task, ctx, proposal)
     return [p for name, check in PROPOSAL_CHECKS.items() for p in _guarded(name, check, step)]
 
 
@@ -191,40 +191,43 @@ def identity_problems(designer: Designer) -> Iterator[ConformanceProblem]:
 
 
 def initial_config_problems(
-    designer: Designer, base: EnvConfig, seed: int
-) -> tuple[EnvConfig | None, list[ConformanceProblem]]:
-    """The designer's own round 0 for the shared start `base` and `seed`, and its problems."""
+    designer: Designer, task: Task[Any, Any], base: ConfigT, seed: int
+) -> tuple[ConfigT | None, list[ConformanceProblem]]:
+    """The designer's own round 0 for the shared start `base` of `task` and `seed`, and its
+    problems."""
     try:
-        config = own_initial_config(designer, base, seed)
+        config = own_initial_config(designer, task, base, seed)
     except Exception as err:
         return None, [ConformanceProblem(
-            "initial_config", f"initial_config(base, seed) failed: {_one_line(err)}",
-            "return an EnvConfig for a round 0 of the designer's own, or None to take the "
-            "shared start",
+            "initial_config", f"initial_config(base, seed, task) failed: {_one_line(err)}",
+            "return a configuration of the task's model for a round 0 of the designer's own, "
+            "or None to take the shared start",
         )]  # fmt: skip
     if config is None:
         return None, []
     problems = []
-    notes = _projection_changes(config)
+    notes = _projection_changes(task, config)
     if notes:
         problems.append(ConformanceProblem(
-            "initial_config", f"mapf_env.project would change initial_config(base, seed): {notes}",
-            "build it as mapf_env.project(mapf_env.merge(base, changes)).config",
+            "initial_config", f"the task's project would change initial_config(base, seed): "
+            f"{notes}", "build it as task.project(base, changes).config",
         ))  # fmt: skip
-    for field in FIXED_FIELDS[:2]:
-        got, want = getattr(config, field), getattr(base, field)
-        if got != want:
-            problems.append(ConformanceProblem(
-                "initial_config", f"initial_config(base, seed).{field} is {got!r} but "
-                f"base.{field} is {want!r}",
-                f"keep base's {field}: merge the changes onto base instead of building a new "
-                "EnvConfig",
-            ))  # fmt: skip
+    for field, got, want in _differences(task, config, task.settled(config, base)):
+        problems.append(ConformanceProblem(
+            "initial_config", f"initial_config(base, seed).{field} is {got!r} but "
+            f"base.{field} is {want!r}",
+            f"keep base's {field}: project the changes onto base instead of building a new "
+            "configuration",
+        ))  # fmt: skip
     return config, problems
 
 
 def repeat_problems(
-    designer: Designer, ctx: DesignContext, proposal: Proposal, initial: EnvConfig | None
+    designer: Designer,
+    task: Task[Any, Any],
+    ctx: DesignContext[Any, Any, Any],
+    proposal: Proposal[Any],
+    initial: BaseModel | None,
 ) -> list[ConformanceProblem]:
     """Ask again for the same context (and round 0): the same seed must give the same answer."""
     fix = (
@@ -234,15 +237,15 @@ def repeat_problems(
     )
     again, problems = propose_once(designer, ctx)
     if again is not None and again.config != proposal.config:
-        differ = _difference(proposal.config, again.config)
+        differ = _difference(task, proposal.config, again.config)
         seen = f"propose(ctx) twice gave different configurations: {differ}"
         problems.append(ConformanceProblem("deterministic", seen, fix))
     try:
-        second = own_initial_config(designer, ctx.config, ctx.seed)
+        second = own_initial_config(designer, task, ctx.config, ctx.seed)
     except Exception:  # reported by the initial_config check already
         return problems
     if initial is not None and second is not None and second != initial:
-        differ = _difference(initial, second)
+        differ = _difference(task, initial, second)
         seen = f"initial_config(base, seed) twice gave different rounds 0: {differ}"
         problems.append(ConformanceProblem("deterministic", seen, fix))
     return problems
@@ -259,33 +262,49 @@ def not_a_designer(value: object) -> ConformanceProblem:
     )  # fmt: skip
 
 
-def _projection_changes(config: EnvConfig, shown: int = 2) -> str:
-    """What `mapf_env.project` would change in `config` ("" when nothing), a few notes shown."""
-    projection = project(config)
-    if not projection.changed and projection.config == config:
+def _projection_changes(task: Task[Any, Any], config: BaseModel, shown: int = 2) -> str:
+    """What the task's `project` would change in `config` ("" when nothing), a few notes
+    shown."""
+    projection = task.project(config, {})
+    if not projection.notes and projection.config == config:
         return ""
     notes = [str(note) for note in projection.notes] or ["its values (no note says which)"]
     more = f" and {len(notes) - shown} more" if len(notes) > shown else ""
     return "; ".join(notes[:shown]) + more
 
 
-def _difference(first: EnvConfig, second: EnvConfig) -> str:
+def _differences(
+    task: Task[Any, Any], first: BaseModel, second: BaseModel
+) -> Iterator[tuple[str, Any, Any]]:
+    """Each field (dotted, as the configuration's YAML names it) where two configurations
+    differ, with both values."""
+    if first == second:
+        return
+    one, two = _flat(task, first), _flat(task, second)
+    changed = [(f, one.get(f), two.get(f)) for f in dict.fromkeys([*one, *two])
+               if one.get(f) != two.get(f)]  # fmt: skip
+    yield from changed or [("(the whole configuration)", first, second)]
+
+
+def _difference(task: Task[Any, Any], first: BaseModel, second: BaseModel) -> str:
     """The first field where two configurations differ, with both values."""
-    pairs = [(field, getattr(first, field), getattr(second, field)) for field in FIXED_FIELDS]
-    for size, entry in first.sizes.items():
-        other = second.sizes.get(size)
-        for field in type(entry).model_fields:
-            pairs.append((f"sizes.{size_name(size)}.{field}", getattr(entry, field),
-                          getattr(other, field, None)))  # fmt: skip
-    for field, a, b in pairs:
-        if a != b:
-            return f"{field} {_plain(a)!r}, then {_plain(b)!r}"
-    return "their sizes differ"
+    field, a, b = next(_differences(task, first, second), ("nothing", first, second))
+    return f"{field} {a!r}, then {b!r}"
 
 
-def _plain(value: Any) -> Any:
-    """An enum as its value, so messages read 'makespan' rather than <Objective.MAKESPAN: ...>."""
-    return value.value if isinstance(value, Enum) else value
+def _flat(task: Task[Any, Any], config: BaseModel) -> dict[str, Any]:
+    """`config` as dotted fields and plain values, read from the YAML the task writes of it."""
+    out: dict[str, Any] = {}
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, dict) and value:
+            for key, inner in value.items():
+                walk(inner, f"{path}.{key}" if path else str(key))
+        else:
+            out[path] = value
+
+    walk(load_mapping(task.config_yaml(config), "configuration"), "")
+    return out
 
 
 def _one_line(err: BaseException, limit: int = 300) -> str:

@@ -8,10 +8,13 @@ current checkpoint and of the base model. Designers read it; they never train or
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, Generic
 
-from mapf_env import EnvConfig, GenerationStats
-from mapf_env.report import EvalReport
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+
+from designers.task_types import ConfigT, ReportT, StatsT
+from envdesign_common.generic_models import GenericRecord
+from tasks import DEFAULT_TASK, Task, cached_task
 
 
 class Endpoint(BaseModel):
@@ -48,38 +51,49 @@ class TrainingInfo(BaseModel):
     )
 
 
-class RoundRecord(BaseModel):
+class RoundRecord(GenericRecord, Generic[ConfigT, StatsT, ReportT]):
     """One finished round as the history shows it: the designer's view of a round record
     (`run_records.RoundResult.history_entry`), under the same field names."""
 
     model_config = ConfigDict(frozen=True)
 
     round: int
-    config: EnvConfig
-    validation: EvalReport | None = Field(
+    config: ConfigT
+    validation: ReportT | None = Field(
         default=None, description="The round's validation report (greedy answers)."
     )
-    stats: GenerationStats | None = None
+    stats: StatsT | None = None
     summary: str | None = Field(default=None, description="The designer's own summary (S).")
 
 
-class DesignContext(BaseModel):
+class DesignContext(GenericRecord, Generic[ConfigT, StatsT, ReportT]):
     """Everything a designer may use to write the next round's configuration."""
 
     model_config = ConfigDict(frozen=True)
 
     round: int = Field(description="Index of the round just finished (0-based).")
     total_rounds: int
-    config: EnvConfig = Field(description="The configuration of the round just finished.")
-    initial_config: EnvConfig = Field(description="Round 0's configuration (the default).")
-    validation: EvalReport | None = Field(
+    config: ConfigT = Field(description="The configuration of the round just finished.")
+    initial_config: ConfigT = Field(description="Round 0's configuration (the default).")
+    validation: ReportT | None = Field(
         default=None, description="The round just finished's validation report."
     )
-    stats: GenerationStats | None = Field(default=None, description="Achieved generator stats.")
-    history: tuple[RoundRecord, ...] = Field(
+    stats: StatsT | None = Field(default=None, description="Achieved generator stats.")
+    history: tuple[RoundRecord[ConfigT, StatsT, ReportT], ...] = Field(
         default=(), description="Earlier rounds, oldest first."
     )
     training: TrainingInfo = Field(default_factory=TrainingInfo)
     seed: int = Field(default=0, description="The run's seed; designers derive randomness from it.")
     policy_endpoint: Endpoint | None = None
     base_endpoint: Endpoint | None = None
+    task: SkipValidation[Any] = Field(
+        default=None,
+        exclude=True,
+        repr=False,
+        description="The task designed for: its knobs, bounds and projection (`design_task`). "
+        "Not written with the context; None in a context made by hand means the default task.",
+    )
+
+    def design_task(self) -> Task[Any, Any]:
+        """The task this context is of: the one the loop gave, else the default task."""
+        return self.task if self.task is not None else cached_task(DEFAULT_TASK)

@@ -19,13 +19,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from designers.base import Designer
 from designers.conformance import DesignerConformanceError
 from designers.conformance_rules import initial_config_problems, proposal_problems
 from designers.context import DesignContext
-from designers.proposal import Proposal
-from mapf_env import EnvConfig
+from designers.proposal import Proposal, proposal_type
+from designers.task_types import ConfigT
+from tasks import DEFAULT_TASK, Task, cached_task
 
 CONTRACT_BROKEN = "proposal broke the designer contract"
 """The failure reason of a step whose proposal `check_designer` would refuse."""
@@ -33,49 +35,63 @@ CONTRACT_BROKEN = "proposal broke the designer contract"
 
 def kept_step(
     designer: str,
-    config: EnvConfig,
+    config: ConfigT,
     reason: str,
     failures: Sequence[str] = (),
     seconds: float = 0.0,
-) -> Proposal:
-    """A step that could not design: `config` kept, `reason` in a few words, details in
-    `failures` (one line each)."""
-    return Proposal(designer=designer, config=config, kept_previous=True,
-                    failure_reason=reason, failures=tuple(failures),
-                    seconds=seconds)  # fmt: skip
+) -> Proposal[ConfigT]:
+    """A step that could not design: `config` (any task's) kept, `reason` in a few words,
+    details in `failures` (one line each)."""
+    return proposal_type(config)(designer=designer, config=config, kept_previous=True,
+                                 failure_reason=reason, failures=tuple(failures),
+                                 seconds=seconds)  # fmt: skip
 
 
 def checked_proposal(
-    designer: Designer, ctx: DesignContext, returned: object, seconds: float = 0.0
-) -> Proposal:
-    """`returned` when it is a proposal the loop may use for `ctx`; else a failed step that
-    keeps `ctx.config` and says why in the words `check_designer` uses."""
+    designer: Designer,
+    task: Task[Any, Any],
+    ctx: DesignContext[Any, Any, Any],
+    returned: object,
+    seconds: float = 0.0,
+) -> Proposal[Any]:
+    """`returned` when it is a proposal the loop may use for `ctx` of `task`; else a failed
+    step that keeps `ctx.config` and says why in the words `check_designer` uses."""
     name = _name(designer)
     if not isinstance(returned, Proposal):
         kind = "None" if returned is None else type(returned).__name__
         reason = f"propose returned {kind}, not a Proposal"
         return kept_step(name, ctx.config, reason, (reason,), seconds)
-    problems = proposal_problems(designer, ctx, returned)
+    problems = proposal_problems(designer, task, ctx, returned)
     if problems:
         return kept_step(name, ctx.config, CONTRACT_BROKEN, [str(p) for p in problems], seconds)
     return returned
 
 
-def checked_initial_config(designer: Designer, base: EnvConfig, seed: int) -> EnvConfig | None:
-    """The round 0 `designer` picks itself (None: it takes the shared start `base`), held to
-    the rules `check_designer` holds it to; `DesignerConformanceError` names each broken one.
+def checked_initial_config(
+    designer: Designer, task: Task[Any, Any], base: ConfigT, seed: int
+) -> ConfigT | None:
+    """The round 0 `designer` picks itself (None: it takes the shared start `base` of `task`),
+    held to the rules `check_designer` holds it to; `DesignerConformanceError` names each
+    broken one.
 
     No run can begin without a round 0, so a bad one ends the run before any training, rather
     than being replaced by the shared start behind the designer's name."""
-    config, problems = initial_config_problems(designer, base, seed)
+    config, problems = initial_config_problems(designer, task, base, seed)
     if problems:
         raise DesignerConformanceError(_name(designer), problems)
     return config
 
 
-def run_design_step(designer: Designer, ctx: DesignContext, deadline_s: float) -> Proposal:
-    """`designer.propose(ctx)` within `deadline_s` seconds, checked (`checked_proposal`); a
-    step that overruns, raises or runs out of memory is a failed step, never an exception."""
+def run_design_step(
+    designer: Designer,
+    ctx: DesignContext[Any, Any, Any],
+    deadline_s: float,
+    task: Task[Any, Any] | None = None,
+) -> Proposal[Any]:
+    """`designer.propose(ctx)` within `deadline_s` seconds, checked against the rules of
+    `task` (default: the default task) (`checked_proposal`); a step that overruns, raises or
+    runs out of memory is a failed step, never an exception."""
+    task = task if task is not None else cached_task(DEFAULT_TASK)
     started = time.perf_counter()
     outcome = _call_within(lambda: designer.propose(ctx), deadline_s)
     seconds = time.perf_counter() - started
@@ -86,7 +102,7 @@ def run_design_step(designer: Designer, ctx: DesignContext, deadline_s: float) -
         return kept_step(name, ctx.config, reason, (line,), seconds)
     if isinstance(outcome, _Raised):
         return kept_step(name, ctx.config, outcome.reason, (outcome.detail,), seconds)
-    return checked_proposal(designer, ctx, outcome.value, seconds)
+    return checked_proposal(designer, task, ctx, outcome.value, seconds)
 
 
 class _Returned:

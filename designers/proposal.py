@@ -9,13 +9,14 @@ wall time. Failures (no YAML, a provider outage) are recorded here, never raised
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Generic
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from designers.task_types import ConfigT
 from envdesign_common import TextDigest
+from envdesign_common.generic_models import GenericRecord, parametrized
 from envdesign_common.projection_notes import ProjectionNote
-from mapf_env import EnvConfig
 
 
 class ModelCall(BaseModel):
@@ -46,13 +47,14 @@ class ModelCall(BaseModel):
     error: str | None = None
 
 
-class Proposal(BaseModel):
-    """The next round's configuration and how it came about."""
+class Proposal(GenericRecord, Generic[ConfigT]):
+    """The next round's configuration and how it came about (generic in the task's
+    configuration model; `proposal_type` gives the class for a given configuration)."""
 
     model_config = ConfigDict(frozen=True)
 
     designer: str
-    config: EnvConfig = Field(description="The legal configuration for the next round.")
+    config: ConfigT = Field(description="The legal configuration for the next round.")
     changes: dict[str, Any] = Field(default_factory=dict, description="What the designer asked.")
     notes: tuple[ProjectionNote, ...] = Field(default=(), description="What projection changed.")
     rationale: str = ""
@@ -94,6 +96,11 @@ class Proposal(BaseModel):
         if not costs or any(c is None for c in costs):
             return None
         return float(sum(c for c in costs if c is not None))
+
+
+def proposal_type(config: BaseModel) -> type[Proposal[Any]]:
+    """The proposal class whose configuration is of `config`'s model."""
+    return parametrized(Proposal, type(config))
 
 
 def _stringify(value: Any) -> Any:

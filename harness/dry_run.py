@@ -60,6 +60,7 @@ def round_zero(
         run_path=run.path,
         config_file=run.round_path(0) / "config.yaml",
         config=config,
+        config_yaml=experiment.task_object.config_yaml(config),
         start=start,
         wanted=wanted,
         train_seed=round_seed(job.seed, 0, "train"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -52,7 +53,7 @@ from tasks import (
     TaskLoadError,
     TaskSpec,
     UnknownTask,
-    create_task,
+    cached_task,
     resolve_task_id,
     serves,
     task_spec,
@@ -299,7 +300,7 @@ class ExperimentConfig(BaseModel):
         task = None
         if not errors:
             try:
-                task = built_task(spec.id, settings)
+                task = cached_task(spec.id, settings)
             except TaskLoadError as err:
                 errors = [_error(("task",), str(err), given.get("task"))]
             except ConfigError as err:
@@ -374,7 +375,7 @@ class ExperimentConfig(BaseModel):
     @property
     def task_object(self) -> Task[Any, Any]:
         """The experiment's task, built with its settings (once per process)."""
-        return built_task(self.task, self.task_settings)
+        return cached_task(self.task, self.task_settings)
 
     @property
     def backend_spec(self) -> BackendSpec:
@@ -576,9 +577,8 @@ def _task_models(task: Any) -> dict[tuple[str, ...], type[BaseModel]]:
     models: dict[tuple[str, ...], type[BaseModel]] = {}
     if spec.settings is not None:
         models[("task_settings",)] = spec.settings
-    built = next((t for (i, _), t in _BUILT_TASKS.items() if i == spec.id), None)
-    if built is not None:
-        models[("initial", "config")] = built.config_model
+    with suppress(TaskLoadError, ConfigError):  # the task's own error is reported under "task"
+        models[("initial", "config")] = cached_task(spec.id).config_model
     return models
 
 
@@ -592,19 +592,6 @@ def _origin_of(
         if where and where[:depth] == path[:depth]:
             return name
     return origin
-
-
-def built_task(task_id: str, settings: BaseModel | None) -> Task[Any, Any]:
-    """Task `task_id` built with `settings`, once per process for each (id, settings): an
-    experiment is read many times (every run, every board) and a task's build may import its
-    package and read its catalogue."""
-    key = (task_id, settings.model_dump_json() if settings is not None else "")
-    if key not in _BUILT_TASKS:
-        _BUILT_TASKS[key] = create_task(task_id, settings)
-    return _BUILT_TASKS[key]
-
-
-_BUILT_TASKS: dict[tuple[str, str], Task[Any, Any]] = {}
 
 
 def _task_settings(spec: TaskSpec, section: Any) -> tuple[BaseModel | None, list[InitErrorDetails]]:

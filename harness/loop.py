@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
+from pydantic import BaseModel
+
 from designers import (
     DesignContext,
     Designer,
@@ -51,7 +53,6 @@ from harness.events import CurveFile, Observers, PhaseClock, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.round_timings import accounted, benchmark_timings
 from harness.run_dir import RunDir
-from mapf_env import EnvConfig
 from mapf_env.sampler import slot_seed
 from run_records import (
     MachineRecord,
@@ -62,7 +63,9 @@ from run_records import (
     over_rounds,
     stamp,
     store_scored,
+    task_records,
 )
+from tasks import Task
 
 
 def run_designer(
@@ -91,14 +94,14 @@ def run_designer(
         watch.phase("done", experiment.rounds)
         return done
     serves, task = isinstance(backend, ServingBackend), experiment.task_object
+    records = task_records(task)
     designer, initial, own = start_run(experiment, designer_name, seed, serves_models=serves)
-    validation = [item.instance for item in
-                  experiment_suite(experiment.validation, experiment.limit).items]  # fmt: skip
+    validation = experiment_suite(task, experiment.validation, experiment.limit).items
     rounds = run.finished_rounds()
     config = resume_point(backend, run, rounds, initial, seed)
     for n in range(len(rounds), experiment.rounds):
         run.start_round(n)
-        run.write_text(f"round-{n:03d}/config.yaml", config.to_yaml())
+        run.write_text(f"round-{n:03d}/config.yaml", task.config_yaml(config))
         watch.phase("generate", n)
         data = task.generate(config, round_seed(seed, n, "data"), workers=workers)
         watch.phase("train", n)
@@ -107,15 +110,15 @@ def run_designer(
                                        on_step=partial(watch.step, n))  # fmt: skip
         backend.save(run.checkpoint(n))
         watch.phase("evaluate", n)
-        result = RoundResult(round=n, config=config, stats=data.stats,
-                             validation=validation_report(backend, validation,
-                                                          round_seed(seed, n, "eval")),
-                             train_seconds=training.seconds, samples=training.samples,
-                             epochs=training.epochs, training=training.summary)  # fmt: skip
+        result = records.round(round=n, config=config, stats=data.stats,
+                               validation=validation_report(task, backend, validation,
+                                                            round_seed(seed, n, "eval")),
+                               train_seconds=training.seconds, samples=training.samples,
+                               epochs=training.epochs, training=training.summary)  # fmt: skip
         if n + 1 < experiment.rounds:
             watch.phase("design", n)
             context_for = partial(design_context, experiment, seed, initial, [*rounds, result])
-            proposal = design(designer, backend, context_for, config,
+            proposal = design(designer, task, backend, context_for, config,
                               experiment.design_deadline(designer_name))  # fmt: skip
             result = result.model_copy(update={"proposal": proposal})
         result = run.finish_round(accounted(result, clock, backend, training))
@@ -123,18 +126,20 @@ def run_designer(
         rounds.append(result)
         config = result.proposal.config if result.proposal is not None else config
     watch.phase("benchmark", experiment.rounds)
-    scored = {name: benchmark_suite(backend, experiment_suite(name, experiment.limit),
+    scored = {name: benchmark_suite(task, backend,
+                                    experiment_suite(task, name, experiment.limit),
                                     experiment.best_of, seed)
               for name in experiment.benchmarks}  # fmt: skip
     suites, answers_sha256 = store_scored(run.path, scored)
-    record = ResultRecord(**stamp(), experiment=experiment.model_dump(mode="json"),
-                          designer=designer_name, seed=seed, backend=backend.name,
-                          initial_source="designer" if own else "shared",
-                          rounds=tuple(rounds), suites=suites, answers_sha256=answers_sha256,
-                          allow_design_failures=allow_design_failures,
-                          machine=run_machine(backend, rounds),
-                          benchmark_timings=benchmark_timings(clock, backend, experiment.rounds),
-                          seconds=time.perf_counter() - started)  # fmt: skip
+    record = records.result(**stamp(), experiment=experiment.model_dump(mode="json"),
+                            designer=designer_name, seed=seed, backend=backend.name,
+                            initial_source="designer" if own else "shared",
+                            rounds=tuple(rounds), suites=suites, answers_sha256=answers_sha256,
+                            allow_design_failures=allow_design_failures,
+                            machine=run_machine(backend, rounds),
+                            benchmark_timings=benchmark_timings(clock, backend,
+                                                                experiment.rounds),
+                            seconds=time.perf_counter() - started)  # fmt: skip
     run.write_result(record)
     watch.phase("done", experiment.rounds)
     return record
@@ -142,11 +147,12 @@ def run_designer(
 
 def design(
     designer: Designer,
+    task: Task[Any, Any],
     backend: Backend,
-    context_for: Callable[[Mapping[ServedModel, Endpoint]], DesignContext],
-    config: EnvConfig,
+    context_for: Callable[[Mapping[ServedModel, Endpoint]], DesignContext[Any, Any, Any]],
+    config: BaseModel,
     deadline_s: float,
-) -> Proposal:
+) -> Proposal[Any]:
     """The designer's proposal, asked with the models it reads served for the step only, within
     `deadline_s` and checked before the loop uses it (`run_design_step`). A server that could
     not start, like a step that hangs, raises or breaks the contract, makes the step a failed
@@ -155,7 +161,7 @@ def design(
         if served.failures:
             lines = tuple(f"{which} model: {line}" for which, line in served.failures.items())
             return kept_step(designer.name, config, "model server did not start", lines)
-        return run_design_step(designer, context_for(served.endpoints), deadline_s)
+        return run_design_step(designer, context_for(served.endpoints), deadline_s, task)
 
 
 def run_machine(backend: Backend, rounds: Sequence[RoundResult]) -> MachineRecord | None:
@@ -174,27 +180,25 @@ def start_run(
     *,
     serves_models: bool,
     ready: bool = True,
-) -> tuple[Designer, EnvConfig, bool]:
+) -> tuple[Designer, BaseModel, bool]:
     """A run's designer, its round-0 configuration, and whether the designer chose that
     configuration itself (else it is the shared seeded one). The dry run starts here too."""
     designer = make_designer(experiment, designer_name, serves_models=serves_models, ready=ready)
     shared = shared_start(experiment, seed)
-    own = checked_initial_config(designer, shared, seed)
+    own = checked_initial_config(designer, experiment.task_object, shared, seed)
     if own is None:
         return designer, shared, False
-    settled: EnvConfig = experiment.task_object.settled(own, experiment.samples_per_round)
-    return designer, settled, True
+    return designer, experiment.task_object.settled(own, shared), True
 
 
-def shared_start(experiment: ExperimentConfig, seed: int) -> EnvConfig:
+def shared_start(experiment: ExperimentConfig, seed: int) -> BaseModel:
     """The round-0 configuration every designer of seed `seed` shares unless it picks its own:
     the one the experiment gives, else the task's own start for the seed, with what the
     experiment fixes (the sample budget, the task's settings) in place."""
-    task, samples = experiment.task_object, experiment.samples_per_round
-    given = experiment.initial.config if experiment.initial.kind == "given" else None
-    start: EnvConfig = (
-        task.initial_config(seed, samples) if given is None else task.settled(given, samples)
-    )
+    task = experiment.task_object
+    start: BaseModel = task.initial_config(seed, experiment.samples_per_round)
+    if experiment.initial.kind == "given" and experiment.initial.config is not None:
+        start = task.settled(experiment.initial.config, start)
     return start
 
 
@@ -235,8 +239,8 @@ def designer_options(experiment: ExperimentConfig, name: str) -> dict[str, Any]:
 
 
 def resume_point(
-    backend: Backend, run: RunDir, rounds: Sequence[RoundResult], initial: EnvConfig, seed: int
-) -> EnvConfig:
+    backend: Backend, run: RunDir, rounds: Sequence[RoundResult], initial: BaseModel, seed: int
+) -> BaseModel:
     """Restore the backend after the last finished round; the configuration to train next."""
     if not rounds:
         backend.initialise(seed)
@@ -264,13 +268,13 @@ def round_seed(seed: int, n: int, purpose: str) -> int:
 def design_context(
     experiment: ExperimentConfig,
     seed: int,
-    initial: EnvConfig,
+    initial: BaseModel,
     rounds: Sequence[RoundResult],
     endpoints: Mapping[ServedModel, Endpoint],
 ) -> DesignContext:
     """What the designer sees after the last of `rounds` (the others are its history)."""
     *earlier, current = rounds
-    return DesignContext(
+    return task_records(experiment.task_object).context(
         round=current.round,
         total_rounds=experiment.rounds,
         config=current.config,
@@ -282,4 +286,5 @@ def design_context(
         seed=seed,
         policy_endpoint=endpoints.get("policy"),
         base_endpoint=endpoints.get("base"),
+        task=experiment.task_object,
     )

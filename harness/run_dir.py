@@ -63,6 +63,7 @@ from run_records import (
     read_stamp,
     safe_name,
     stamp,
+    task_records,
     vouched_files,
 )
 
@@ -171,9 +172,11 @@ class RunDir:
         ends the list like an unfinished one: resume trains it again.
         """
         rounds: list[RoundResult] = []
+        records = task_records(self.experiment.task_object)
         while True:
             try:
-                rounds.append(check_round(self.round_path(len(rounds)), len(rounds)))
+                n = len(rounds)
+                rounds.append(check_round(self.round_path(n), n, records=records))
             except RunFileError:
                 return rounds
 

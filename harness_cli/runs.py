@@ -39,6 +39,7 @@ from run_records import (
     read_result,
     read_stamp,
     round_error,
+    run_records_of,
     run_status,
     size_mean,
 )
@@ -100,9 +101,11 @@ def show_cmd(run: Annotated[Path, typer.Argument(help="A run directory.")]) -> N
 def _finished_rounds(run: Path) -> list[RoundResult]:
     """An unfinished run's rounds, up to the first whose record is missing or does not read."""
     rounds: list[RoundResult] = []
+    records = run_records_of(run)
     while True:
         try:
-            rounds.append(check_round(run / f"round-{len(rounds):03d}", len(rounds), verify=False))
+            n = len(rounds)
+            rounds.append(check_round(run / f"round-{n:03d}", n, verify=False, records=records))
         except RunFileError:
             return rounds
 
@@ -110,9 +113,9 @@ def _finished_rounds(run: Path) -> list[RoundResult]:
 def _round_notes(run: Path, finished: bool) -> list[str]:
     """One line per round whose record or vouched files are damaged (or, in a finished run,
     missing): for an unfinished run resume trains it again, a finished one does not need it."""
-    notes = []
+    notes, records = [], run_records_of(run)
     for round_dir in sorted(run.glob("round-[0-9][0-9][0-9]")):
-        err = round_error(round_dir, int(round_dir.name.removeprefix("round-")))
+        err = round_error(round_dir, int(round_dir.name.removeprefix("round-")), records=records)
         if err is None or (not finished and err.path == round_dir / ROUND_FILE and
                            err.problem == "missing"):  # fmt: skip
             continue  # the round that was running when the run stopped

@@ -8,9 +8,8 @@ cached; and a bundle's verifier picks the same subset again from the limit its r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from mapf_env.suites import BenchmarkItem, BenchmarkSuite
+from envdesign_common.strata import stratified_positions
+from mapf_env.suites import BenchmarkSuite
 
 __all__ = ["stratified"]
 
@@ -19,20 +18,6 @@ def stratified(suite: BenchmarkSuite, limit: int | None) -> BenchmarkSuite:
     """`suite` with at most `limit` items, spread as the module docstring says, in suite order."""
     if limit is None or limit >= len(suite.items):
         return suite
-    ranks = _ranks(suite.items)
-    chosen = sorted(sorted(range(len(suite.items)), key=ranks.__getitem__)[:limit])
+    cells = [(item.size, item.subset, item.hole_ratio) for item in suite.items]
+    chosen = stratified_positions(cells, limit)
     return suite.model_copy(update={"items": tuple(suite.items[i] for i in chosen)})
-
-
-def _ranks(items: Sequence[BenchmarkItem]) -> list[tuple[int, int, int, int]]:
-    """(place within its hole block, hole ratio, wait subset, size) of every item."""
-    holes = sorted({item.hole_ratio for item in items})
-    subsets = sorted({item.subset for item in items})
-    seen: dict[tuple[int, str, float], int] = {}
-    ranks = []
-    for item in items:
-        cell = (item.size, item.subset, item.hole_ratio)
-        place = seen.get(cell, 0)
-        seen[cell] = place + 1
-        ranks.append((place, holes.index(item.hole_ratio), subsets.index(item.subset), item.size))
-    return ranks

@@ -63,6 +63,7 @@ from run_records.run_files import (
     read_round,
     read_stamp,
     round_error,
+    run_records_of,
     run_status,
     safe_name,
     sha256_file,
@@ -72,18 +73,18 @@ from run_records.schema import (
     OVERHEAD_SHARES,
     RESULT_SCHEMA_VERSION,
     FailureRecord,
-    InstanceVerdict,
     LoadKind,
     ModelLoad,
     ResultRecord,
     RoundResult,
     RoundTimings,
-    SuiteResult,
     stamp,
 )
-from run_records.scoring import ScoredSuite, judge, score_answers, score_suite, store_scored
+from run_records.scoring import ScoredSuite, score_answers, store_scored
 from run_records.tallies import COUNT_FIELDS, tally_problem, verdict_reports
+from run_records.task_records import TaskRecords, recorded_task, task_records
 from run_records.training_summary import DETAIL_KEYS, TrainingSummary, TrainStep, summarise
+from tasks.mapf_frozenlake.records import InstanceVerdict, SuiteResult
 
 __all__ = [
     "ANSWERS_DIR",
@@ -123,6 +124,7 @@ __all__ = [
     "SuiteAnswers",
     "SuiteResult",
     "SuiteSum",
+    "TaskRecords",
     "TrainStep",
     "TrainingSummary",
     "answers_blob",
@@ -135,7 +137,6 @@ __all__ = [
     "describe_machine",
     "encode_answers",
     "first_difference",
-    "judge",
     "mean_sum",
     "native_bf16",
     "one_line",
@@ -149,11 +150,12 @@ __all__ = [
     "read_round",
     "read_stamp",
     "reason_text",
+    "recorded_task",
     "round_error",
+    "run_records_of",
     "run_status",
     "safe_name",
     "score_answers",
-    "score_suite",
     "sha256_file",
     "size_mean",
     "stamp",
@@ -161,6 +163,7 @@ __all__ = [
     "summarise",
     "tally_design_steps",
     "tally_problem",
+    "task_records",
     "unpin_cpu_kernels",
     "verdict_reports",
     "vouched_files",

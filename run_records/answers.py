@@ -23,11 +23,12 @@ import json
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from envdesign_common import atomic_write_bytes
-from mapf_env import BenchmarkSuite
+from tasks import Suite
 
 ANSWERS_DIR = "answers"
 MAX_ANSWERS_BYTES = 1 << 30
@@ -58,11 +59,11 @@ class SuiteAnswers(BaseModel):
 
     @classmethod
     def of(
-        cls, suite: BenchmarkSuite, greedy: Sequence[str], sampled: Sequence[Sequence[str]]
+        cls, suite: Suite[Any], greedy: Sequence[str], sampled: Sequence[Sequence[str]]
     ) -> SuiteAnswers:
         """The answers to `suite`'s items, paired with their ids (lengths must agree)."""
         items = tuple(
-            InstanceAnswers(id=item.instance.id or "", greedy=first, samples=tuple(many))
+            InstanceAnswers(id=item.id, greedy=first, samples=tuple(many))
             for item, first, many in zip(suite.items, greedy, sampled, strict=True)
         )
         return cls(suite=suite.name, items=items)

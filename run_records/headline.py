@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from statistics import mean
 from typing import NamedTuple
 
-from run_records.schema import SuiteResult
+from tasks.mapf_frozenlake.records import SuiteResult
 
 
 class SuiteSum(NamedTuple):

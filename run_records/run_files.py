@@ -19,9 +19,11 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import from_json
 
-from envdesign_common import is_temporary
+from envdesign_common import ConfigError, is_temporary
 from run_records.recorded_experiment import RecordedExperiment
 from run_records.schema import RESULT_SCHEMA_VERSION, FailureRecord, ResultRecord, RoundResult
+from run_records.task_records import TaskRecords, recorded_task, task_records
+from tasks import TaskLoadError, UnknownTask
 
 RUN_FILE = "run.json"
 ROUND_FILE = "round.json"
@@ -102,9 +104,11 @@ def read_stamp(run: Path) -> RunStamp:
     return stamp
 
 
-def read_round(round_dir: Path) -> RoundResult:
-    """A round's `round.json` as written (`check_round` also checks its files)."""
-    return _read_model(round_dir / ROUND_FILE, RoundResult, "round record", ROUND_REMEDY)
+def read_round(round_dir: Path, records: TaskRecords | None = None) -> RoundResult:
+    """A round's `round.json` as written (`check_round` also checks its files), in the models
+    of the run's task (`records`; None: MAPF-FrozenLake's)."""
+    model = records.round if records is not None else RoundResult
+    return _read_model(round_dir / ROUND_FILE, model, "round record", ROUND_REMEDY)
 
 
 def read_result(path: Path) -> ResultRecord:
@@ -113,16 +117,19 @@ def read_result(path: Path) -> ResultRecord:
     return _result(path, _read_json(path, RESULT_REMEDY))
 
 
-def parse_run_file(path: Path, raw: bytes) -> BaseModel:
+def parse_run_file(path: Path, raw: bytes, records: TaskRecords | None = None) -> BaseModel:
     """The bytes of a run record (`run.json`, `round.json`, `result.json`, `failure.json`, by
     the name of `path`) read as the readers above read the file, `RunFileError` naming `path`
     as they do: for copies of a run (bundles, sites) that must carry exactly what was checked,
-    without opening the path a second time."""
+    without opening the path a second time. `records`: the run's task's (a round record's
+    models; None: MAPF-FrozenLake's)."""
     if path.name == RESULT_FILE:
         return _result(path, _parse_json(path, raw, RESULT_REMEDY))
     if path.name not in _RECORDS:
         raise ValueError(f"{path.name} is not a run record ({', '.join(_RECORDS)}, {RESULT_FILE})")
     model, kind, todo = _RECORDS[path.name]
+    if path.name == ROUND_FILE and records is not None:
+        model = records.round
     return _validate(path, _parse_json(path, raw, todo), model, kind, todo)
 
 
@@ -139,7 +146,15 @@ def _result(path: Path, data: Any) -> ResultRecord:
             "read it with the version that wrote it",
             "other-version",
         )
-    return _validate(path, data, ResultRecord, "result record", RESULT_REMEDY)
+    experiment = data.get("experiment")
+    try:
+        task = recorded_task(experiment if isinstance(experiment, dict) else None)
+    except (UnknownTask, TaskLoadError, ConfigError) as err:
+        wrong = f"is a record of a task this installation cannot read ({one_line(err)})"
+        todo = "install the task's package, or read the record where it is installed"
+        raise RunFileError(path, wrong, todo) from None
+    model = task_records(task).result
+    return _validate(path, data, model, "result record", RESULT_REMEDY)
 
 
 def read_failure(run: Path) -> FailureRecord | None:
@@ -224,17 +239,31 @@ def run_status(run: Path) -> RunStatus:
 def count_rounds(run: Path, *, verify: bool = False) -> int:
     """How many rounds are finished, in order: records that read (and, with `verify`, whose
     files match them; `harness runs list` skips that, as hashing checkpoints takes a while)."""
-    n = 0
-    while round_error(run / f"round-{n:03d}", n, verify=verify) is None:
+    n, records = 0, run_records_of(run)
+    while round_error(run / f"round-{n:03d}", n, verify=verify, records=records) is None:
         n += 1
     return n
 
 
-def check_round(round_dir: Path, n: int, *, verify: bool = True) -> RoundResult:
-    """Round `n`'s record, once it reads and (`verify`) the files it vouches for match it."""
+def run_records_of(run: Path) -> TaskRecords | None:
+    """The record classes of the task run `run` was started with (its run.json); None when
+    that does not read, or names a task this installation cannot build: its rounds are then
+    read as MAPF-FrozenLake's, and do not read if they are another task's."""
+    try:
+        stamp = read_stamp(run)
+        return task_records(recorded_task(stamp.experiment.as_dict()))
+    except (RunFileError, UnknownTask, TaskLoadError, ConfigError):
+        return None
+
+
+def check_round(
+    round_dir: Path, n: int, *, verify: bool = True, records: TaskRecords | None = None
+) -> RoundResult:
+    """Round `n`'s record, once it reads (in the models of the run's task, `records`) and
+    (`verify`) the files it vouches for match it."""
     if not (round_dir / ROUND_FILE).exists():
         raise RunFileError(round_dir / ROUND_FILE, "is missing", ROUND_REMEDY, "missing")
-    result = read_round(round_dir)
+    result = read_round(round_dir, records)
     if result.round != n:
         wrong = f"records round {result.round} in the directory of round {n} (damaged)"
         raise RunFileError(round_dir / ROUND_FILE, wrong, ROUND_REMEDY)
@@ -249,10 +278,12 @@ def check_round(round_dir: Path, n: int, *, verify: bool = True) -> RoundResult:
     return result
 
 
-def round_error(round_dir: Path, n: int, *, verify: bool = True) -> RunFileError | None:
+def round_error(
+    round_dir: Path, n: int, *, verify: bool = True, records: TaskRecords | None = None
+) -> RunFileError | None:
     """Why round `n` (in `round_dir`) does not count as finished; None when it does."""
     try:
-        check_round(round_dir, n, verify=verify)
+        check_round(round_dir, n, verify=verify, records=records)
     except RunFileError as err:
         return err
     return None

@@ -8,18 +8,21 @@ then cut the results by size, wait subset or hole ratio without re-running anyth
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Generic, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing_extensions import TypeVar
 
 from designers import Proposal, RoundRecord, TrainingInfo
+from designers.task_types import ConfigT, ReportT, StatsT
 from envdesign_common import provenance
-from mapf_env import EnvConfig, EvalReport, GenerationStats, Objective
-from mapf_env.suites import OPTIMA
+from envdesign_common.generic_models import GenericRecord, parameters_of, parametrized
+from mapf_env import EvalReport
 from run_records.machine import MachineRecord
 from run_records.recorded_experiment import RecordedExperiment
 from run_records.request_failures import RequestFailures
 from run_records.training_summary import TrainingSummary
+from tasks.mapf_frozenlake.records import SuiteResult, counts_unknown, legacy_soc_report
 
 LoadKind = Literal["training", "evaluation", "serving-policy", "serving-base"]
 """What a model was loaded for: a training process, an evaluation (offline generation), or a
@@ -52,72 +55,6 @@ class ModelLoad(BaseModel):
 
 
 RESULT_SCHEMA_VERSION = "1"
-
-
-class InstanceVerdict(BaseModel):
-    """One benchmark instance's outcome: greedy answer, and best of n samples."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    size: int
-    subset: str
-    hole_ratio: float
-    valid: bool
-    optimal: bool
-    failure: str | None
-    cost: int | None
-    optimal_cost: int | None
-    best_of_valid: bool
-    best_of_optimal: bool
-    optimal_soc: bool | None = Field(
-        default=None, description="Greedy answer valid with the exact minimal SOC."
-    )
-    optimal_makespan: bool | None = Field(
-        default=None,
-        description="Greedy answer valid with the exact minimal makespan (the paper's optimal); "
-        "None when the suite version carries no makespan minima.",
-    )
-    best_of_optimal_soc: bool | None = Field(
-        default=None, description="Some of the n samples is SOC-optimal."
-    )
-    best_of_optimal_makespan: bool | None = Field(
-        default=None, description="Some of the n samples is makespan-optimal."
-    )
-
-
-class SuiteResult(BaseModel):
-    """A benchmark suite's reports (greedy and best-of-n) and per-instance verdicts."""
-
-    model_config = ConfigDict(frozen=True)
-
-    suite: str
-    n_agents: int
-    greedy: EvalReport
-    best_of: EvalReport
-    best_of_n: int
-    verdicts: tuple[InstanceVerdict, ...]
-    suite_version: int | None = Field(
-        default=None, description="The benchmark suites' version (None in older records)."
-    )
-    content_sha256: str | None = Field(
-        default=None,
-        description="The suite's content checksum from the benchmark manifest (None in older "
-        "records): boards refuse to mix results scored on different benchmark contents.",
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _soc_keys_of_version_1(cls, data: Any) -> Any:
-        """Suites before version 2 were SOC-keyed: their `optimal` is the SOC-optimal flag."""
-        if isinstance(data, dict) and (data.get("suite_version") or 1) < 2:
-            return legacy_soc_result(data)
-        return data
-
-    @property
-    def optima(self) -> tuple[Objective, ...]:
-        """The exact optima this result's verdicts were judged against."""
-        return OPTIMA.get(self.suite_version or 1, (Objective.SOC,))
 
 
 OVERHEAD_SHARES = ("data", "model loads", "training steps", "evaluation", "design", "other")
@@ -178,19 +115,27 @@ class RoundTimings(BaseModel):
         return {**parts, "other": max(0.0, self.total - sum(parts.values()))}
 
 
-class RoundResult(BaseModel):
-    """One finished round as recorded in the run directory."""
+ResultT = TypeVar("ResultT", bound=BaseModel, default=SuiteResult)
+"""The task's suite result (`Task.result_model`); MAPF-FrozenLake's unparametrized."""
+
+
+class RoundResult(GenericRecord, Generic[ConfigT, StatsT, ReportT]):
+    """One finished round as recorded in the run directory, in the task's own models
+    (`run_records.task_records` gives a task's class; plain, MAPF-FrozenLake's)."""
 
     model_config = ConfigDict(frozen=True)
 
     round: int
-    config: EnvConfig = Field(description="The configuration this round trained on.")
-    stats: GenerationStats
-    validation: EvalReport = Field(
-        description="Greedy answers on the validation suite (SOC-keyed before suite version 2: "
-        "such reports read with their SOC counts filled in from `optimal`)."
+    config: ConfigT = Field(description="The configuration this round trained on.")
+    stats: StatsT
+    validation: ReportT = Field(
+        description="Greedy answers on the validation suite (MAPF-FrozenLake's suites were "
+        "SOC-keyed before version 2: such reports read with their SOC counts filled in from "
+        "`optimal`)."
     )
-    proposal: Proposal | None = Field(default=None, description="None after the last round.")
+    proposal: Proposal[ConfigT] | None = Field(
+        default=None, description="None after the last round."
+    )
     train_seconds: float
     samples: int
     epochs: int
@@ -218,12 +163,13 @@ class RoundResult(BaseModel):
         "None for the CPU learner (see ResultRecord.machine) and in older records.",
     )
 
-    def history_entry(self) -> RoundRecord:
+    def history_entry(self) -> RoundRecord[ConfigT, StatsT, ReportT]:
         """The round as a designer's history shows it: the same fields under the same names,
-        with the designer's own summary of it (module S)."""
+        in the same models, with the designer's own summary of it (module S)."""
         summary = self.proposal.summary if self.proposal else None
-        return RoundRecord(round=self.round, config=self.config, validation=self.validation,
-                           stats=self.stats, summary=summary)  # fmt: skip
+        entry = parametrized(RoundRecord, *parameters_of(self))
+        return entry(round=self.round, config=self.config, validation=self.validation,
+                     stats=self.stats, summary=summary)  # fmt: skip
 
     def training_info(self) -> TrainingInfo:
         """The round's training as the designer's T module reads it."""
@@ -234,15 +180,18 @@ class RoundResult(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _soc_keys_of_version_1(cls, data: Any) -> Any:
-        """The validation suite was SOC-keyed before version 2: its `optimal` is SOC-optimal."""
+        """MAPF-FrozenLake's validation suite was SOC-keyed before version 2: its `optimal` is
+        SOC-optimal."""
         report = data.get("validation") if isinstance(data, dict) else None
-        if report is not None and _counts_unknown(report):
+        args = cls.__pydantic_generic_metadata__["args"]
+        reads = args[2] if args else EvalReport  # the plain class's: the default task's
+        if reads is EvalReport and report is not None and counts_unknown(report):
             return {**data, "validation": legacy_soc_report(report)}
         return data
 
 
-class ResultRecord(BaseModel):
-    """The final record of one (experiment, designer, seed) run."""
+class ResultRecord(GenericRecord, Generic[ConfigT, StatsT, ReportT, ResultT]):
+    """The final record of one (experiment, designer, seed) run, in the task's own models."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -257,8 +206,8 @@ class ResultRecord(BaseModel):
     initial_source: Literal["shared", "designer"] = Field(
         description="Whether round 0 used the shared seeded start or the designer's own."
     )
-    rounds: tuple[RoundResult, ...]
-    suites: dict[str, SuiteResult]
+    rounds: tuple[RoundResult[ConfigT, StatsT, ReportT], ...]
+    suites: dict[str, ResultT]
     seconds: float
     allow_design_failures: bool = Field(
         default=False,
@@ -329,48 +278,6 @@ class FailureRecord(BaseModel):
         """One line: the error and where it happened."""
         where = f" in round {self.round + 1}" if self.round is not None else ""
         return f"{self.error}{where}: {self.message}"
-
-
-def legacy_soc_result(data: dict[str, Any]) -> dict[str, Any]:
-    """A version-1 suite result's raw fields with the SOC flags and counts filled in from
-    `optimal` (version 1's answer keys were SOC minima) and the makespan ones left unknown."""
-    out = dict(data)
-    out["verdicts"] = [
-        _filled(v, {"optimal_soc": "optimal", "best_of_optimal_soc": "best_of_optimal"})
-        for v in out.get("verdicts", ())
-    ]
-    for key in ("greedy", "best_of"):
-        if out.get(key) is not None:
-            out[key] = legacy_soc_report(out[key])
-    return out
-
-
-def legacy_soc_report(report: Any) -> dict[str, Any]:
-    """A report (model or raw fields) of version-1 answer keys with its SOC-optimal counts
-    filled in from `optimal`, the makespan ones left unknown."""
-    fields = report.model_dump() if isinstance(report, BaseModel) else dict(report)
-    fields["overall"] = _filled(fields.get("overall", {}), {"optimal_soc": "optimal"})
-    fields["per_size"] = {
-        size: _filled(counts, {"optimal_soc": "optimal"})
-        for size, counts in fields.get("per_size", {}).items()
-    }
-    return fields
-
-
-def _counts_unknown(report: Any) -> bool:
-    """Neither optimum counted: a report of version-1 (SOC) answer keys."""
-    overall = report.overall if isinstance(report, EvalReport) else dict(report).get("overall")
-    fields = overall.model_dump() if isinstance(overall, BaseModel) else dict(overall or {})
-    return fields.get("optimal_soc") is None and fields.get("optimal_makespan") is None
-
-
-def _filled(item: Any, copies: dict[str, str]) -> Any:
-    """`item` (a model or its dict) with each unset target field copied from its source."""
-    fields = item.model_dump() if isinstance(item, BaseModel) else dict(item)
-    for target, source in copies.items():
-        if fields.get(target) is None and source in fields:
-            fields[target] = fields[source]
-    return fields
 
 
 def stamp() -> dict[str, str]:

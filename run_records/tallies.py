@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 
 from mapf_env import EvalReport, FailureType, Verdict
 from mapf_env.report import FAILURE_TYPES, RateCounts
-from run_records.schema import InstanceVerdict, SuiteResult
+from tasks.mapf_frozenlake.records import InstanceVerdict, SuiteResult
 
 __all__ = ["COUNT_FIELDS", "tally_problem", "verdict_reports"]
 

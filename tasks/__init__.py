@@ -3,8 +3,9 @@
 A task owns its configuration (what a designer may change, within declared bounds), seeded
 generation, fixed checksummed suites, the prompt, judging and the reward; the round loop, the
 designers and the boards reach a domain only through it. `base` holds the `Task` protocol and
-the values it returns; `registry` finds tasks by versioned id through the entry-point group
-``harness.tasks``; `conformance` is `check_task`, what a plug-in author runs before anybody
+the values it returns; `records` the record models a task without its own may use; `subsets`
+stratified subsets of a suite; `registry` finds tasks by versioned id through the entry-point
+group ``harness.tasks``; `conformance` is `check_task`, what a plug-in author runs before anybody
 else does; `mapf_frozenlake` is the first task, and an experiment's unless it names another
 (`DEFAULT_TASK`).
 """
@@ -12,11 +13,21 @@ else does; `mapf_frozenlake` is the first task, and an experiment's unless it na
 from tasks.base import Generated, Judgement, Knob, Projected, Suite, SuiteItem, Task, TaskSpec
 from tasks.conformance import HOSTILE_ANSWERS, TaskConformanceError, check_task
 from tasks.mapf_frozenlake import TASK_ID as DEFAULT_TASK
+from tasks.records import (
+    CutCounts,
+    CutRecords,
+    CutReport,
+    CutSuiteResult,
+    ItemVerdict,
+    fold,
+    score_suite,
+)
 from tasks.registry import (
     GROUP,
     TASKS,
     TaskLoadError,
     UnknownTask,
+    cached_task,
     create_task,
     describe_tasks,
     family_of,
@@ -25,13 +36,19 @@ from tasks.registry import (
     task_settings,
     task_spec,
 )
+from tasks.subsets import stratified
 
 __all__ = [
     "DEFAULT_TASK",
     "GROUP",
     "HOSTILE_ANSWERS",
     "TASKS",
+    "CutCounts",
+    "CutRecords",
+    "CutReport",
+    "CutSuiteResult",
     "Generated",
+    "ItemVerdict",
     "Judgement",
     "Knob",
     "Projected",
@@ -42,12 +59,16 @@ __all__ = [
     "TaskLoadError",
     "TaskSpec",
     "UnknownTask",
+    "cached_task",
     "check_task",
     "create_task",
     "describe_tasks",
     "family_of",
+    "fold",
     "resolve_task_id",
+    "score_suite",
     "serves",
+    "stratified",
     "task_settings",
     "task_spec",
 ]

@@ -15,7 +15,7 @@ task's own pydantic models, so records store and validate them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -32,6 +32,7 @@ __all__ = [
     "SuiteItem",
     "Task",
     "TaskSpec",
+    "missing_members",
 ]
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
@@ -118,6 +119,12 @@ class Task(Protocol[ConfigT, ItemT]):
     never pools runs of two ids."""
     description: str
     config_model: type[ConfigT]
+    stats_model: type[BaseModel]
+    """What `generate` reports it achieved (`Generated.stats`)."""
+    report_model: type[BaseModel]
+    """What `report` folds validation answers into: what designers read after every round."""
+    result_model: type[BaseModel]
+    """What `score_suite` gives: a suite's result as records keep it, for boards to rank."""
     cuts: tuple[str, ...]
     """What boards group results by (``size``, ``subset``, ``hole`` for MAPF)."""
     failure_types: tuple[str, ...]
@@ -135,11 +142,17 @@ class Task(Protocol[ConfigT, ItemT]):
         """Round 0's shared configuration for seed `seed`, with `samples` items a round."""
         ...
 
-    def settled(self, config: ConfigT, samples: int) -> ConfigT:
-        """`config` with what the experiment fixes put back: the round's `samples` and
-        whatever the task's settings hold fixed (MAPF's agent count and objective). The loop
-        settles every configuration a round starts from that a designer did not propose
-        through `project` (a given round 0, a designer's own), so no designer changes them."""
+    def settled(self, config: ConfigT, fixed_from: ConfigT) -> ConfigT:
+        """`config` with every value a designer may not change taken from `fixed_from`: the
+        sample budget, and whatever the task's settings hold fixed (MAPF's agent count and
+        objective). The loop settles each round 0 it did not make itself (a given one, a
+        designer's own) on the task's own start, and `check_designer` holds a proposal to
+        being settled on the configuration it was asked about."""
+        ...
+
+    def config_yaml(self, config: ConfigT) -> str:
+        """`config` as a run writes it (``round-NNN/config.yaml``) and an experiment's
+        ``initial.config`` reads it back."""
         ...
 
     def knobs(self) -> tuple[Knob, ...]:
@@ -176,6 +189,23 @@ class Task(Protocol[ConfigT, ItemT]):
 
     def judge(self, item: ItemT, answer: str) -> Judgement: ...
 
+    def report(self, items: Sequence[SuiteItem[ItemT]], answers: Sequence[str]) -> BaseModel:
+        """One greedy answer per item judged and folded into a `report_model` (rates overall and
+        per cut, failures by type)."""
+        ...
+
+    def score_suite(
+        self,
+        suite: Suite[ItemT],
+        greedy: Sequence[str],
+        sampled: Sequence[Sequence[str]],
+        best_of: int,
+    ) -> BaseModel:
+        """A `result_model` of `suite` (whole or a stratified subset) from one greedy answer
+        and `best_of` samples per item: its verdicts, each with its cut values, and their
+        reports. Records store it; re-scoring the stored answers must give it again."""
+        ...
+
     def reward(
         self, item: ItemT, answer: str, *, valid_rate: float = 0.0, n_tokens: int | None = None
     ) -> float:
@@ -190,6 +220,12 @@ class Task(Protocol[ConfigT, ItemT]):
     def describe_stats(self, stats: BaseModel) -> str:
         """What generation achieved against what was asked (`Generated.stats`), as text."""
         ...
+
+
+def missing_members(value: object) -> list[str]:
+    """The members of the `Task` protocol that `value` lacks, sorted."""
+    members = [m for m in dir(Task) if not m.startswith("_")] + list(Task.__annotations__)
+    return sorted({m for m in members if not hasattr(value, m)})
 
 
 @dataclass(frozen=True)

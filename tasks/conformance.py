@@ -10,7 +10,7 @@ with its fix (`TaskConformanceError`):
 - ``identity``: a versioned id (``name-vN``), a description, cuts, a config model, sane bounds,
   default validation and benchmark suites among its suites;
 - ``initial_config``: round 0's configuration is valid as it stands (projecting it changes
-  nothing, nor does settling it with the same budget) and the same seed gives the same one;
+  nothing, nor does settling it on itself) and the same seed gives the same one;
 - ``deterministic``: the same configuration and seed generate identical items, prompts
   included (the harness promises that a seed reproduces a run);
 - ``generate``: generation gives items, and statistics the task can describe;
@@ -22,20 +22,25 @@ with its fix (`TaskConformanceError`):
 - ``reward``: the reward of any answer lies within `reward_bounds`;
 - ``suites``: every suite loads, its items carry every cut, and its content matches its
   checksum;
-- ``describe``: the configuration and statistics render to non-empty text.
+- ``records``: the validation report and a suite's result are the task's declared models and
+  read back from their JSON equal (run records store them, resume and boards read them back);
+- ``describe``: the configuration and statistics render to non-empty text;
+- ``config_yaml``: the configuration's YAML reads back to the same configuration.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from envdesign_common.conformance import ConformanceError, ConformanceProblem, collect_problems
 from envdesign_common.field_errors import ConfigError
-from tasks.base import Judgement, Knob, Suite, Task
+from envdesign_common.yaml_mappings import load_mapping
+from tasks.base import Judgement, Knob, Suite, Task, missing_members
 from tasks.registry import family_of
 
 __all__ = ["HOSTILE_ANSWERS", "TaskConformanceError", "check_task"]
@@ -76,7 +81,7 @@ def check_task(
     """
     label = str(getattr(task, "id", "") or type(task).__name__)
     if not isinstance(task, Task):
-        missing = ", ".join(_missing_members(task))
+        missing = ", ".join(missing_members(task)) or "nothing (wrong types)"
         raise TaskConformanceError(
             label,
             [ConformanceProblem("protocol", f"missing {missing}",
@@ -95,11 +100,6 @@ def check_task(
         collect_problems(found, _suite(task, name, suite_items), f"suite {name}")
     if found:
         raise TaskConformanceError(label, list(found.values()))
-
-
-def _missing_members(task: object) -> list[str]:
-    members = [m for m in dir(Task) if not m.startswith("_")] + list(Task.__annotations__)
-    return sorted({m for m in members if not hasattr(task, m)}) or ["nothing (wrong types)"]
 
 
 def _problem(check: str, seen: str, fix: str) -> ConformanceProblem:
@@ -139,7 +139,7 @@ def _initial(
     try:
         first, again = task.initial_config(seed, samples), task.initial_config(seed, samples)
         projected = task.project(first, {})
-        settled = task.settled(first, samples)
+        settled = task.settled(first, again)
     except Exception as err:  # the checker reports a crash like any other broken rule
         collect_problems(found, [_crash("initial_config", err)], where)
         return None
@@ -152,9 +152,9 @@ def _initial(
         problems.append(_problem("initial_config", f"projecting round 0 changed it ({notes})",
                                  "return a configuration that is valid as it stands"))  # fmt: skip
     if settled != first:
-        problems.append(_problem("initial_config", "settling round 0 with its own budget changed "
-                                 "it", "put the experiment's fixed values in round 0 and change "
-                                 "only those in settled"))  # fmt: skip
+        problems.append(_problem("initial_config", "settling round 0 on itself changed it",
+                                 "change only the values a designer may not change in "
+                                 "settled, taking them from fixed_from"))  # fmt: skip
     collect_problems(found, problems, where)
     return first if isinstance(first, BaseModel) else None
 
@@ -186,7 +186,20 @@ def _generation(task: Task[Any, Any], config: BaseModel, seed: int) -> Iterator[
         yield _problem("deterministic", "the same config and seed gave different items",
                        "draw every random choice from a generator seeded by `seed`")  # fmt: skip
     yield from _describe(task, config, made.stats)
+    yield from _config_yaml(task, config)
     yield from _judging(task, made.items[:50])
+
+
+def _config_yaml(task: Task[Any, Any], config: BaseModel) -> Iterator[ConformanceProblem]:
+    fix = "write every field, so that config_model reads the text back to the same config"
+    try:
+        text = task.config_yaml(config)
+        back = task.config_model.model_validate(load_mapping(text, "config_yaml"))
+    except Exception as err:
+        yield _crash("config_yaml", err, fix)
+        return
+    if back != config:
+        yield _problem("config_yaml", "the configuration read back from its YAML differs", fix)
 
 
 def _describe(
@@ -321,3 +334,27 @@ def _suite(task: Task[Any, Any], name: str, judged: int) -> Iterator[Conformance
     if len({it.id for it in suite.items}) != len(suite.items):
         yield _problem("suites", "two items share an id", "give every suite item its own id")
     yield from _judging(task, [it.item for it in suite.items[:judged]])
+    if not missing:
+        yield from _records(task, replace(suite, items=suite.items[:judged]))
+
+
+def _records(task: Task[Any, Any], suite: Suite[Any]) -> Iterator[ConformanceProblem]:
+    """The validation report and the suite result of reference (or empty) answers are the
+    task's models and read back from their JSON equal, as run records must."""
+    answers = [task.reference_answer(it.item) or "" for it in suite.items]
+    made: dict[str, tuple[type[BaseModel], Callable[[], object]]] = {
+        "report": (task.report_model, lambda: task.report(suite.items, answers)),
+        "score_suite": (task.result_model,
+                        lambda: task.score_suite(suite, answers, [[a] for a in answers], 1)),
+    }  # fmt: skip
+    for what, (model, make) in made.items():
+        fix = f"return a {getattr(model, '__name__', model)} ({what}'s declared model) whose "
+        fix += "JSON reads back equal"
+        try:
+            value = make()
+            same = isinstance(value, model) and model.model_validate_json(value.model_dump_json())
+        except Exception as err:
+            yield _crash("records", err, fix)
+            continue
+        if not isinstance(value, model) or same != value:
+            yield _problem("records", f"{what} gave {type(value).__name__}", fix)

@@ -24,13 +24,14 @@ from envdesign_common.registry import (
     UnknownPlugin,
     close_names,
 )
-from tasks.base import Task, TaskSpec
+from tasks.base import Task, TaskSpec, missing_members
 
 __all__ = [
     "GROUP",
     "TASKS",
     "TaskLoadError",
     "UnknownTask",
+    "cached_task",
     "create_task",
     "describe_tasks",
     "family_of",
@@ -116,12 +117,29 @@ def create_task(name: str, settings: BaseModel | Mapping[str, Any] | None = None
             f"task {spec.id!r} needs a package that is missing ({err}){extra}"
         ) from None
     if not isinstance(task, Task):
+        missing = ", ".join(missing_members(task)) or "members of the right kinds"
         raise TaskLoadError(
-            f"task {spec.id!r} built a {type(task).__name__}, which lacks part of the Task protocol"
+            f"task {spec.id!r} built a {type(task).__name__}, which lacks part of the Task "
+            f"protocol: {missing}"
         )
     if task.id != spec.id:
         raise TaskLoadError(f"task {spec.id!r} built a task that calls itself {task.id!r}")
     return task
+
+
+def cached_task(name: str, settings: BaseModel | Mapping[str, Any] | None = None) -> Task[Any, Any]:
+    """`create_task`, once per process for each (id, settings): an experiment and its records
+    are read many times (every run, every board), and a task's build may import its package
+    and read its catalogue."""
+    spec = task_spec(name)
+    checked = task_settings(spec, settings)
+    key = (spec.id, checked.model_dump_json() if checked is not None else "")
+    if key not in _CACHED:
+        _CACHED[key] = create_task(spec.id, checked)
+    return _CACHED[key]
+
+
+_CACHED: dict[tuple[str, str], Task[Any, Any]] = {}
 
 
 def task_settings(

@@ -1,5 +1,6 @@
 """Fixtures shared by the test packages: the scripted OpenAI-compatible server (LLM designers in
-tests/designers, zero-shot policies in tests/harness)."""
+tests/designers, zero-shot policies in tests/harness), and the reasoning-gym task built once
+(tests/tasks, tests/run_records)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 if TYPE_CHECKING:
     from run_records import Precision
+    from tasks.reasoning_gym import ReasoningGym
     from tests.designers.openai_server import ScriptedServer
 
 PRECISION_VARIABLE = "ENVDESIGN_TEST_PRECISION"
@@ -45,3 +47,14 @@ def openai_server(_server_process: ScriptedServer) -> Iterator[ScriptedServer]:
     _server_process.reset()
     yield _server_process
     _server_process.reset()
+
+
+@pytest.fixture(scope="session")
+def reasoning_gym_task() -> ReasoningGym:
+    """The reasoning-gym task with its default preset (building it reads the catalogue)."""
+    from tasks import create_task
+    from tasks.reasoning_gym import ReasoningGym
+
+    made = create_task("reasoning-gym")
+    assert isinstance(made, ReasoningGym)
+    return made

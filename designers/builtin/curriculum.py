@@ -21,6 +21,7 @@ from envdesign_common.field_errors import ConfigError, error_message, unknown_na
 from envdesign_common.yaml_mappings import load_mapping, read_mapping
 from mapf_env import EnvConfig, merge, project
 from mapf_env.config import config_error
+from tasks import Task
 
 DEFAULT_SCHEDULE = "easy_to_hard"
 
@@ -116,7 +117,7 @@ class HandCurriculumDesigner(RuleDesigner):
             config = project(merge(config, changes)).config
         return config
 
-    def initial_config(self, base: EnvConfig, seed: int) -> EnvConfig | None:
+    def initial_config(self, base: EnvConfig, seed: int, task: Task[Any, Any]) -> EnvConfig | None:
         return self.stage_config(base, 0)
 
     def stage_for(self, next_round: int, total_rounds: int) -> int:

@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from designers.builtin.fixed import FixedConfigDesigner
+from designers.base import RuleDesigner, as_changes
+from designers.context import DesignContext
 from mapf_env import (
     BENCHMARK_SUITES,
     SIZES,
@@ -54,6 +55,7 @@ from mapf_env import (
     project,
 )
 from mapf_env.instance import size_name
+from tasks import Task
 
 
 class MatchedOptions(BaseModel):
@@ -146,7 +148,11 @@ def _needs_resolution(item: BenchmarkItem) -> bool:
     return optimum.needs_conflict_resolution
 
 
-class MatchedDesigner(FixedConfigDesigner):
+class MatchedDesigner(RuleDesigner):
+    """Picks its own start and asks for it again at every step: asking for the whole
+    configuration (not an empty change set) keeps it even when a projection or a resumed run
+    would otherwise drift from it; the rationale says what is kept."""
+
     name = "matched"
     description = "Positive control: the benchmarks' own mix of sizes, holes and waits, kept."
     options_model: ClassVar[type[BaseModel]] = MatchedOptions
@@ -160,9 +166,16 @@ class MatchedDesigner(FixedConfigDesigner):
         return f"fixed mix of {', '.join(self.benchmarks)}{bent}"
 
     def fixed_config(self, base: EnvConfig) -> EnvConfig:
+        """The kept configuration, with the experiment's agents, budget and objective."""
         return EnvConfig(
             sizes=benchmark_mix(self.benchmarks).sizes,
             n_agents=base.n_agents,
             samples=base.samples,
             objective=base.objective,
         )
+
+    def initial_config(self, base: EnvConfig, seed: int, task: Task[Any, Any]) -> EnvConfig:
+        return self.fixed_config(base)
+
+    def changes(self, ctx: DesignContext) -> tuple[Mapping[str, Any], str]:
+        return as_changes(self.fixed_config(ctx.config)), self.rationale()

@@ -23,7 +23,6 @@ from pydantic import BaseModel
 
 from designers import ServedModel
 from harness.backends.base import Backend
-from mapf_env import EnvConfig
 
 __all__ = [
     "BackendSpec",
@@ -61,7 +60,9 @@ class RoundZero:
     run_path: Path
     config_file: Path
     """Where round 0's configuration is written."""
-    config: EnvConfig
+    config: BaseModel
+    config_yaml: str
+    """The configuration as round 0 would write it (the task's `config_yaml`)."""
     start: str
     """Where the configuration comes from (shared, the designer's own), in words."""
     wanted: tuple[ServedModel, ...]

@@ -10,8 +10,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from mapf_env import BenchmarkSuite
-from run_records import judge
+from tasks import Suite, Task
 
 EventKind = Literal["start", "instance", "suite", "done"]
 
@@ -45,7 +44,8 @@ OnEvent = Callable[[EvalEvent], None]
 class SuiteTally:
     """One suite's answers as they arrive: per item, its samples' texts."""
 
-    suite: BenchmarkSuite
+    task: Task[Any, Any]
+    suite: Suite[Any]
     samples: int
     texts: list[dict[int, str]] = field(default_factory=list)
     done: int = 0
@@ -69,7 +69,7 @@ class SuiteTally:
         if len(answers) < self.samples:
             return False
         self.done += 1
-        self.valid += judge(self.suite.items[item].instance, answers[0]).valid
+        self.valid += self.task.judge(self.suite.items[item].item, answers[0]).valid
         return True
 
     def event(self, kind: EventKind) -> EvalEvent:

@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from designers.llm.client import CallResult, complete
 from harness.evaluate import benchmark_suite
@@ -34,7 +35,7 @@ from harness.policy_eval.record import Usage, make_record, write_record
 from harness.policy_eval.selection import load_suites
 from harness.policy_eval.settings import Requests, Sampling
 from harness.preflight import output_problem
-from mapf_env import PROMPT_VERSION, BenchmarkSuite, render_prompt
+from mapf_env import PROMPT_VERSION
 from run_records import (
     POLICIES_DIR,
     ResultRecord,
@@ -43,6 +44,7 @@ from run_records import (
     score_answers,
     store_scored,
 )
+from tasks import DEFAULT_TASK, Suite, Task, cached_task
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,8 @@ def evaluate_policy(
     sampling = sampling or Sampling()
     requests = requests or Requests()
     emit = on_event or (lambda event: None)
-    loaded = load_suites(suites, limit)
+    task = cached_task(DEFAULT_TASK)
+    loaded = load_suites(task, suites, limit)
     check_ready(spec)
     problem = output_problem(out)
     if problem is not None:
@@ -84,9 +87,9 @@ def evaluate_policy(
     directory = policy_dir(out, spec)
     started = time.monotonic()
     if spec.route == "cpu":
-        scored, usage = _cpu(spec, loaded, sampling, seed, emit), None
+        scored, usage = _cpu(task, spec, loaded, sampling, seed, emit), None
     else:
-        scored, usage = _llm(spec, loaded, sampling, requests, directory, ask, emit)
+        scored, usage = _llm(task, spec, loaded, sampling, requests, directory, ask, emit)
     results, answers_sha256 = store_scored(directory, scored)
     record = make_record(
         spec, results, sampling=sampling, requests=requests, limit=limit, seed=seed,
@@ -98,7 +101,12 @@ def evaluate_policy(
 
 
 def _cpu(
-    spec: PolicySpec, suites: list[BenchmarkSuite], sampling: Sampling, seed: int, emit: OnEvent
+    task: Task[Any, Any],
+    spec: PolicySpec,
+    suites: list[Suite[Any]],
+    sampling: Sampling,
+    seed: int,
+    emit: OnEvent,
 ) -> dict[str, ScoredSuite]:
     from harness.backends.cpu import CpuBackend
 
@@ -107,16 +115,19 @@ def _cpu(
     results = {}
     for suite in suites:
         emit(EvalEvent("start", suite.name, total=len(suite.items)))
-        scored = benchmark_suite(backend, suite, sampling.samples, seed)
-        n, valid = scored.result.greedy.overall.n, scored.result.greedy.overall.valid
+        scored = benchmark_suite(task, backend, suite, sampling.samples, seed)
+        n = len(suite.items)
+        judged = zip(suite.items, scored.answers.greedy, strict=True)
+        valid = sum(task.judge(item.item, answer).valid for item, answer in judged)
         emit(EvalEvent("suite", suite.name, done=n, total=n, valid=valid))
         results[suite.name] = scored
     return results
 
 
 def _llm(
+    task: Task[Any, Any],
     spec: PolicySpec,
-    suites: list[BenchmarkSuite],
+    suites: list[Suite[Any]],
     sampling: Sampling,
     requests: Requests,
     directory: Path,
@@ -124,16 +135,16 @@ def _llm(
     emit: OnEvent,
 ) -> tuple[dict[str, ScoredSuite], Usage]:
     cache = AnswerCache(directory / CACHE_FILE)
-    tallies = [SuiteTally(suite, sampling.samples) for suite in suites]
+    tallies = [SuiteTally(task, suite, sampling.samples) for suite in suites]
     usage = Usage(dropped_tail=cache.dropped_tail)
     missing: list[Request] = []
     for s, (suite, tally) in enumerate(zip(suites, tallies, strict=True)):
         for i, item in enumerate(suite.items):
             for k in range(sampling.samples):
-                key = _key(spec, suite, item.instance.id or f"{suite.name}-{i}", k, sampling)
+                key = _key(spec, suite, item.id, k, sampling)
                 hit = cache.get(key)
                 if hit is None:
-                    missing.append(Request(s, i, k, key, render_prompt(item.instance)))
+                    missing.append(Request(s, i, k, key, task.prompt(item.item)))
                 else:
                     usage.add(hit, cached=True)
                     tally.add(i, k, hit.text, failed=False, cached=True)
@@ -169,18 +180,18 @@ def _llm(
     for suite, tally in zip(suites, tallies, strict=True):
         greedy, sampled = tally.answers()
         answers = SuiteAnswers.of(suite, greedy, sampled)
-        results[suite.name] = score_answers(suite, answers, sampling.samples)
+        results[suite.name] = score_answers(task, suite, answers, sampling.samples)
         usage.failed[suite.name] = tally.failed
         usage.asked[suite.name] = tally.total * sampling.samples
     return results, usage
 
 
 def _key(
-    spec: PolicySpec, suite: BenchmarkSuite, instance_id: str, sample: int, sampling: Sampling
+    spec: PolicySpec, suite: Suite[Any], instance_id: str, sample: int, sampling: Sampling
 ) -> AnswerKey:
     return AnswerKey(
         suite=suite.name,
-        suite_sha256=suite.content_sha256,
+        suite_sha256=suite.checksum,
         id=instance_id,
         sample=sample,
         model=spec.model,

@@ -8,9 +8,17 @@ from tasks.mapf_frozenlake.task import (
     TASK_ID,
     MapfFrozenLake,
     MapfSettings,
+    as_task_suite,
 )
 
-__all__ = ["MAX_TRAINING_AGENTS", "SPEC", "TASK_ID", "MapfFrozenLake", "MapfSettings"]
+__all__ = [
+    "MAX_TRAINING_AGENTS",
+    "SPEC",
+    "TASK_ID",
+    "MapfFrozenLake",
+    "MapfSettings",
+    "as_task_suite",
+]
 
 
 SPEC = TaskSpec(

@@ -8,7 +8,7 @@ the harness: the knobs a designer may turn and their bounds, the cuts a board gr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mapf_env import (
     SIZES,
     EnvConfig,
+    EvalReport,
     Instance,
     Objective,
     RewardConfig,
@@ -37,16 +38,28 @@ from mapf_env.suites import (
     SUITE_VERSION,
     SUITES,
     BenchmarkItem,
+    BenchmarkSuite,
     content_sha256,
 )
 from mapf_env.verifier import FailureType
 from tasks.base import Generated, Judgement, Knob, Projected, Suite, SuiteItem
+from tasks.mapf_frozenlake import scoring
 from tasks.mapf_frozenlake.describe import compact_config, stats_lines
+from tasks.mapf_frozenlake.records import SuiteResult
 
-__all__ = ["MAX_TRAINING_AGENTS", "TASK_ID", "MapfFrozenLake", "MapfSettings", "hole_cut"]
+__all__ = [
+    "MAX_TRAINING_AGENTS",
+    "TASK_ID",
+    "MapfFrozenLake",
+    "MapfSettings",
+    "as_task_suite",
+    "hole_cut",
+]
 
 TASK_ID = f"mapf-frozenlake-v{SUITE_VERSION}"
 CUTS = ("size", "subset", "hole")
+FIXED_FIELDS = ("n_agents", "samples", "objective")
+"""What the experiment fixes in a configuration; a designer changes only the sizes."""
 
 
 MAX_TRAINING_AGENTS = MIN_SIZE * MIN_SIZE // 2
@@ -90,6 +103,9 @@ class MapfFrozenLake:
         "(the paper's testbed)"
     )
     config_model: type[EnvConfig] = EnvConfig
+    stats_model: type[BaseModel] = GenerationStats
+    report_model: type[BaseModel] = EvalReport
+    result_model: type[BaseModel] = SuiteResult
     cuts: tuple[str, ...] = CUTS
     failure_types: tuple[str, ...] = tuple(f.value for f in FailureType)
     optimal_kinds: tuple[str, ...] = tuple(o.value for o in Objective)
@@ -102,14 +118,15 @@ class MapfFrozenLake:
         self.settings = settings or MapfSettings()
 
     def initial_config(self, seed: int, samples: int) -> EnvConfig:
-        drawn = random_config(seed, n_agents=self.settings.n_agents, samples=samples)
-        return self.settled(drawn, samples)
-
-    def settled(self, config: EnvConfig, samples: int) -> EnvConfig:
         s = self.settings
-        return config.model_copy(
-            update={"n_agents": s.n_agents, "samples": samples, "objective": s.objective}
-        )
+        drawn = random_config(seed, n_agents=s.n_agents, samples=samples)
+        return drawn.model_copy(update={"objective": s.objective})
+
+    def settled(self, config: EnvConfig, fixed_from: EnvConfig) -> EnvConfig:
+        return config.model_copy(update={f: getattr(fixed_from, f) for f in FIXED_FIELDS})
+
+    def config_yaml(self, config: EnvConfig) -> str:
+        return config.to_yaml()
 
     def knobs(self) -> tuple[Knob, ...]:
         sizes = f"{size_name(SIZES[0])}..{size_name(SIZES[-1])}"
@@ -132,12 +149,7 @@ class MapfFrozenLake:
         return Generated(made.instances, made.stats)
 
     def suite(self, name: str) -> Suite[Instance]:
-        shipped = load_suite(name)
-        items = tuple(
-            SuiteItem(item.instance.id or f"{name}-{i}", item.instance, _cuts(item))
-            for i, item in enumerate(shipped.items)
-        )
-        return Suite(name, shipped.version, items, shipped.content_sha256)
+        return as_task_suite(load_suite(name))
 
     def checksum(self, suite: Suite[Instance]) -> str:
         return content_sha256([
@@ -163,6 +175,18 @@ class MapfFrozenLake:
             detail=v.detail,
         )  # fmt: skip
 
+    def report(self, items: Sequence[SuiteItem[Instance]], answers: Sequence[str]) -> EvalReport:
+        return scoring.report(items, answers)
+
+    def score_suite(
+        self,
+        suite: Suite[Instance],
+        greedy: Sequence[str],
+        sampled: Sequence[Sequence[str]],
+        best_of: int,
+    ) -> SuiteResult:
+        return scoring.score_suite(suite, greedy, sampled, best_of)
+
     def reward(
         self, item: Instance, answer: str, *, valid_rate: float = 0.0, n_tokens: int | None = None
     ) -> float:
@@ -174,6 +198,15 @@ class MapfFrozenLake:
 
     def describe_stats(self, stats: BaseModel) -> str:
         return stats_lines(GenerationStats.model_validate(stats))
+
+
+def as_task_suite(shipped: BenchmarkSuite) -> Suite[Instance]:
+    """A testbed suite (whole, or `mapf_env.stratified`'s subset of it) as the task's suite."""
+    items = tuple(
+        SuiteItem(item.instance.id or f"{shipped.name}-{i}", item.instance, _cuts(item))
+        for i, item in enumerate(shipped.items)
+    )
+    return Suite(shipped.name, shipped.version, items, shipped.content_sha256)
 
 
 def _cuts(item: BenchmarkItem) -> dict[str, str]:

@@ -21,6 +21,7 @@ from tasks.reasoning_gym.describe import compact_config, stats_lines
 from tasks.reasoning_gym.generation import generate_round
 from tasks.reasoning_gym.items import RgItem
 from tasks.reasoning_gym.settings import RgSettings
+from tasks.records import CutRecords
 
 __all__ = ["CUTS", "TASK_ID", "ReasoningGym"]
 
@@ -32,12 +33,14 @@ DESCRIPTION = (
 )
 
 
-class ReasoningGym:
-    """A mix of reasoning-gym datasets, each at a curriculum level a designer chooses."""
+class ReasoningGym(CutRecords):
+    """A mix of reasoning-gym datasets, each at a curriculum level a designer chooses; its
+    reports and suite results are the generic ones, per dataset and level (`CutRecords`)."""
 
     id: str = TASK_ID
     description: str = DESCRIPTION
     config_model: type[RgConfig] = RgConfig
+    stats_model: type[BaseModel] = RgStats
     cuts: tuple[str, ...] = CUTS
     failure_types: tuple[str, ...] = judging.FAILURE_TYPES
     optimal_kinds: tuple[str, ...] = ()
@@ -67,8 +70,8 @@ class ReasoningGym:
             datasets={n: DatasetSetting(weight=share, level=0) for n in self.datasets},
         )
 
-    def settled(self, config: RgConfig, samples: int) -> RgConfig:
-        return config.model_copy(update={"samples": samples})
+    def settled(self, config: RgConfig, fixed_from: RgConfig) -> RgConfig:
+        return config.model_copy(update={"samples": fixed_from.samples})
 
     def knobs(self) -> tuple[Knob, ...]:
         top = max(self.highest.values())

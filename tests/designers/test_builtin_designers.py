@@ -12,6 +12,9 @@ from designers.builtin.evidence import EvidenceDesigner, bounded_shares
 from designers.sample_contexts import SAMPLE_FAILURES, SAMPLE_VALID
 from envdesign_common.field_errors import ConfigError
 from mapf_env import SIZES, EnvConfig, random_config
+from tasks.mapf_frozenlake import MapfFrozenLake
+
+MAPF = MapfFrozenLake()
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -25,7 +28,7 @@ def test_random_keeps_the_round0_configuration() -> None:
 
 def test_uniform_picks_and_keeps_a_uniform_start() -> None:
     designer = create_designer("uniform")
-    start = designer.initial_config(EnvConfig.uniform(samples=100), 0)  # type: ignore[attr-defined]
+    start = designer.initial_config(EnvConfig.uniform(samples=100), 0, MAPF)  # type: ignore[attr-defined]
     assert start is not None and start.samples == 100
     assert {s.ratio for s in start.sizes.values()} == {1 / 8}
     for ctx in sample_contexts():
@@ -40,7 +43,7 @@ def test_hand_curriculum_walks_its_stages_over_the_run() -> None:
     stages = len(designer.schedule.stages)
     assert stages == 3 and [designer.stage_for(r, 3) for r in range(3)] == [0, 1, 2]
     assert designer.stage_for(0, 20) == 0 and designer.stage_for(19, 20) == stages - 1
-    first = designer.initial_config(EnvConfig.uniform(), 0)
+    first = designer.initial_config(EnvConfig.uniform(), 0, MAPF)
     assert first is not None and first.sizes[3].ratio > first.sizes[10].ratio
     last = designer.stage_config(EnvConfig.uniform(), stages - 1)
     assert last.sizes[10].ratio > first.sizes[10].ratio
@@ -56,7 +59,7 @@ def test_custom_schedule_and_bad_schedules(tmp_path: Path) -> None:
     mine = tmp_path / "mine.yaml"
     mine.write_text("name: mine\nstages:\n  - {'3x3': {ratio: 1.0}}\n")
     designer = HandCurriculumDesigner(schedule=mine)
-    start = designer.initial_config(EnvConfig.uniform(), 0)
+    start = designer.initial_config(EnvConfig.uniform(), 0, MAPF)
     assert start is not None and start.sizes[3].ratio == pytest.approx(1 / (1 + 7 / 8))
     with pytest.raises(ConfigError, match="no curriculum file"):
         HandCurriculumDesigner(schedule=tmp_path / "none.yaml")

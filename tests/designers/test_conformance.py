@@ -157,7 +157,7 @@ class NotJson(Sound):
 
 
 class OwnStartIgnoresBase(Sound):
-    def initial_config(self, base: EnvConfig, seed: int) -> EnvConfig | None:
+    def initial_config(self, base: EnvConfig, seed: int, task: object) -> EnvConfig | None:
         return EnvConfig.uniform()
 
 

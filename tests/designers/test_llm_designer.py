@@ -19,12 +19,15 @@ from designers.llm import factories
 from designers.llm.client import CallSettings, Target, complete, scrub
 from designers.options import DesignerOptionsError
 from mapf_env import EnvConfig, project
+from tasks.mapf_frozenlake import MapfFrozenLake
 from tests.designers.openai_server import (
     Reply,
     ScriptedServer,
     llm_designer_for,
     scripted_good_answer,
 )
+
+MAPF = MapfFrozenLake()
 
 CONFIG = EnvConfig.uniform()
 CTX = DesignContext(round=0, total_rounds=3, config=CONFIG, initial_config=CONFIG)
@@ -176,7 +179,7 @@ def test_factories_and_aliases(tmp_path: object, monkeypatch: pytest.MonkeyPatch
             "kimi": "MOONSHOT_API_KEY", "claude": "ANTHROPIC_API_KEY"}  # fmt: skip
     for name, variable in keys.items():
         designer = factories.from_alias(name)
-        assert designer.name == name and designer.initial_config(CONFIG, 0) is None
+        assert designer.name == name and designer.initial_config(CONFIG, 0, MAPF) is None
         for unset in (variable, "GOOGLE_API_KEY"):
             monkeypatch.delenv(unset, raising=False)
         with pytest.raises(DesignerNotReady, match=rf"^{name} \(.*needs .*{variable}"):

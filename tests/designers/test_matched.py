@@ -30,6 +30,9 @@ from mapf_env import (
     find_optimum,
     load_suite,
 )
+from tasks.mapf_frozenlake import MapfFrozenLake
+
+MAPF = MapfFrozenLake()
 
 SUITE_SIZES = {"3agents": range(3, 11), "4agents": range(4, 11), "5agents": range(5, 11)}
 
@@ -62,7 +65,7 @@ def hand_mix(suites: tuple[str, ...]) -> dict[int, tuple[float, float]]:
 
 
 def test_the_default_mix_is_the_benchmarks_counted_by_hand() -> None:
-    config = MatchedDesigner().initial_config(EnvConfig.uniform(), 0)
+    config = MatchedDesigner().initial_config(EnvConfig.uniform(), 0, MAPF)
     assert config is not None
     # 150 instances per (agent count, size): 3x3 is in one suite, 4x4 in two, the rest in three
     covering = {s: sum(s in sizes for sizes in SUITE_SIZES.values()) for s in SIZES}
@@ -102,7 +105,7 @@ def test_the_mix_is_kept_every_round_with_the_experiments_own_fields() -> None:
     designer = create_designer("matched")
     assert isinstance(designer, MatchedDesigner)
     base = EnvConfig.uniform(n_agents=2, samples=123, objective=Objective.MAKESPAN)
-    start = designer.initial_config(base, 7)
+    start = designer.initial_config(base, 7, MAPF)
     assert start is not None
     assert (start.n_agents, start.samples, start.objective) == (2, 123, Objective.MAKESPAN)
     assert start.sizes == benchmark_mix().sizes
@@ -157,7 +160,7 @@ def test_bad_options_are_one_line_each(options: dict[str, object], line: str) ->
 def test_options_choose_the_suites() -> None:
     designer = create_designer("matched", benchmarks=["4agents", "3agents"])
     assert isinstance(designer, MatchedDesigner) and designer.benchmarks == ("4agents", "3agents")
-    start = designer.initial_config(EnvConfig.uniform(), 0)
+    start = designer.initial_config(EnvConfig.uniform(), 0, MAPF)
     assert start is not None and start.sizes[3].ratio == 1 / 15  # 150 of 1200 + 1050
     assert start.sizes == benchmark_mix(("3agents", "4agents")).sizes  # order does not matter
 

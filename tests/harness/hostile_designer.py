@@ -35,7 +35,7 @@ class HostileDesigner:
     def __init__(self, behaviour: Behaviour = "good") -> None:
         self.behaviour = behaviour
 
-    def initial_config(self, base: EnvConfig, seed: int) -> EnvConfig | None:
+    def initial_config(self, base: EnvConfig, seed: int, task: object) -> EnvConfig | None:
         if self.behaviour == "bad_start":
             return base.model_copy(update={"samples": 10**6})
         return None

@@ -6,7 +6,10 @@ import json
 
 from mapf_env import BenchmarkSuite, Objective, format_plan, load_suite, reference_answer
 from mapf_env.solver import solve
-from run_records import SuiteResult, score_suite, size_mean
+from run_records import SuiteResult, size_mean
+from tasks.mapf_frozenlake import MapfFrozenLake, as_task_suite
+
+MAPF = MapfFrozenLake()
 
 
 def _separating(suite: BenchmarkSuite) -> BenchmarkSuite:
@@ -35,7 +38,7 @@ def test_best_of_n_counts_each_objective_over_all_samples() -> None:
         ["no answer", reference_answer(item.instance), _makespan_answer(suite, k)]
         for k, item in enumerate(suite.items)
     ]
-    result = score_suite(suite, greedy, sampled, best_of=3)
+    result = MAPF.score_suite(as_task_suite(suite), greedy, sampled, best_of=3)
     for v in result.verdicts:
         assert (v.optimal_soc, v.optimal_makespan) == (True, False)
         assert (v.best_of_optimal_soc, v.best_of_optimal_makespan) == (True, True)
@@ -52,7 +55,7 @@ def test_a_version_1_result_says_it_holds_soc_optima_only() -> None:
     suite = suite.model_copy(update={"items": suite.items[:20]})
     answers = [reference_answer(item.instance) for item in suite.items]
     raw = json.loads(
-        score_suite(suite, answers, [[a] for a in answers], best_of=1).model_dump_json()
+        MAPF.score_suite(as_task_suite(suite), answers, [[a] for a in answers], 1).model_dump_json()
     )
     raw["suite_version"] = 1
     for verdict in raw["verdicts"]:
@@ -74,7 +77,8 @@ def test_a_round_record_of_version_1_reads_its_validation_as_soc_keyed() -> None
     """A round.json written before suite version 2 has only `optimal` in its validation
     report; it reads with the SOC counts filled in and the makespan ones unknown."""
     from mapf_env import EvalReport, GenerationStats, random_config
-    from run_records import RoundResult, judge
+    from run_records import RoundResult
+    from tasks.mapf_frozenlake.scoring import judge
 
     items = load_suite("validation").items[:10]
     report = EvalReport.from_verdicts(

@@ -36,8 +36,10 @@ from harness_cli import app
 from harness_cli.progress import EvalView
 from mapf_env import BenchmarkSuite, Instance, format_plan, load_suite, stratified
 from mapf_env.prompt import render_user
+from tasks.mapf_frozenlake import MapfFrozenLake, as_task_suite
 from tests.designers.openai_server import Reply, ScriptedServer
 
+MAPF = MapfFrozenLake()
 FAST = Requests(concurrency=4, max_retries=2, timeout_s=5.0, deadline_s=20.0,
                 backoff_base_s=0.01, backoff_max_s=0.05, max_failures=20)  # fmt: skip
 SUITE = "3agents"
@@ -250,7 +252,7 @@ def test_cpu_checkpoint_answers_like_the_round_loop(tmp_path: Path) -> None:
     assert spec.route == "cpu" and spec.name.startswith("cpu:") and "round-000" in spec.name
     outcome = evaluate_policy(spec, [SUITE], sampling=Sampling(samples=2), out=tmp_path / "runs",
                               limit=12, seed=5)  # fmt: skip
-    expected = benchmark_suite(backend, subset(12), 2, 5).result
+    expected = benchmark_suite(MAPF, backend, as_task_suite(subset(12)), 2, 5).result
     assert outcome.record.suites[SUITE] == expected
     assert outcome.record.backend == "cpu" and outcome.cache is None
     assert outcome.path.parent.parent == tmp_path / "runs" / "policies"

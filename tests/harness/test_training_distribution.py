@@ -62,15 +62,17 @@ import pytest
 
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
 from harness.evaluate import validation_report
-from mapf_env import EnvConfig, EvalReport, generate, load_suite
+from mapf_env import EnvConfig, EvalReport, generate
 from mapf_env.report import RateCounts
 from run_records import Precision
+from tasks.mapf_frozenlake import MapfFrozenLake
 
 SETTINGS = CpuLearnerSettings(batch_size=32, lr=3e-3, group_size=4, threads=2)
 SAMPLES = 1200
 EPOCHS = 4
 SEEDS = (0, 1, 2, 3)
 SUITES = ("3agents", "4agents", "5agents")
+MAPF = MapfFrozenLake()
 CONFIGS = {
     "balanced": EnvConfig.uniform(hole_ratio=0.2, wait_ratio=0.5, samples=SAMPLES),
     "all_wait": EnvConfig.uniform(hole_ratio=0.2, wait_ratio=1.0, samples=SAMPLES),
@@ -88,10 +90,7 @@ def train_and_score(config: EnvConfig, seed: int, precision: Precision) -> dict[
     backend.initialise(seed)
     for epoch in range(EPOCHS):
         backend.train_round(data, epochs=1, seed=seed * 100 + epoch)
-    return {
-        name: validation_report(backend, [item.instance for item in load_suite(name).items], seed)
-        for name in SUITES
-    }
+    return {name: validation_report(MAPF, backend, MAPF.suite(name).items, seed) for name in SUITES}
 
 
 Scored = dict[str, list[dict[str, EvalReport]]]

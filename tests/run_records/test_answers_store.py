@@ -34,7 +34,10 @@ from run_records import (
     read_result,
     score_answers,
 )
+from tasks.mapf_frozenlake import MapfFrozenLake, as_task_suite
 from tests.designers.openai_server import ScriptedServer
+
+MAPF = MapfFrozenLake()
 
 TINY = {"name": "tiny", "rounds": 1, "samples_per_round": 60, "epochs_per_round": 1,
         "validation": "validation", "benchmarks": ["validation"], "best_of": 2}  # fmt: skip
@@ -45,10 +48,10 @@ def rescored_equals_record(directory: Path, record: ResultRecord, limit: int | N
     assert set(record.answers_sha256) == set(record.suites)
     for name, stored in record.suites.items():
         answers = read_answers(directory, name, record.answers_sha256[name])
-        suite = stratified(load_suite(name), limit)
-        assert answers.ids == [item.instance.id for item in suite.items]
+        suite = as_task_suite(stratified(load_suite(name), limit))
+        assert answers.ids == [item.item.id for item in suite.items]
         assert all(len(item.samples) == stored.best_of_n for item in answers.items)
-        assert score_answers(suite, answers, stored.best_of_n).result == stored
+        assert score_answers(MAPF, suite, answers, stored.best_of_n).result == stored
 
 
 def test_the_round_loop_stores_every_answer_before_its_record(
@@ -162,15 +165,15 @@ def test_damaged_or_hostile_answers_are_refused_in_one_line(
 
 
 def test_answers_that_do_not_fit_the_suite_are_refused() -> None:
-    suite = stratified(load_suite("3agents"), 3)
-    texts = [reference_answer(item.instance) for item in suite.items]
+    suite = as_task_suite(stratified(load_suite("3agents"), 3))
+    texts = [reference_answer(item.item) for item in suite.items]
     answers = SuiteAnswers.of(suite, texts, [[t, t] for t in texts])
-    assert all(v.valid for v in score_answers(suite, answers, 2).result.verdicts)
+    assert all(v.valid for v in score_answers(MAPF, suite, answers, 2).result.verdicts)
     swapped = answers.model_copy(update={"items": answers.items[::-1]})
     wrong = f"answer 0 is for '{answers.ids[-1]}' where the suite has '{answers.ids[0]}'"
     with pytest.raises(AnswersError, match=wrong):
-        score_answers(suite, swapped, 2)
+        score_answers(MAPF, suite, swapped, 2)
     with pytest.raises(AnswersError, match="2 answers for 3 instances"):
-        score_answers(suite, answers.model_copy(update={"items": answers.items[:2]}), 2)
+        score_answers(MAPF, suite, answers.model_copy(update={"items": answers.items[:2]}), 2)
     with pytest.raises(AnswersError, match="has 2 samples where best of 3 needs 3"):
-        score_answers(suite, answers, 3)
+        score_answers(MAPF, suite, answers, 3)

@@ -26,11 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = 40
 
 
-@pytest.fixture(scope="module")
-def task() -> ReasoningGym:
-    made = create_task("reasoning-gym")
-    assert isinstance(made, ReasoningGym)
-    return made
+@pytest.fixture
+def task(reasoning_gym_task: ReasoningGym) -> ReasoningGym:
+    return reasoning_gym_task
 
 
 def items_sha256(items: tuple[RgItem, ...]) -> str:

@@ -244,8 +244,9 @@ class VerlBackend:
         """The round's training and validation parquet and its reward entry point."""
         meta = {"round": inputs.round, "run": self.run_name}
         write_parquet(instances, inputs.train_files, split="train", metadata_extra=meta)
-        suite = experiment_suite(self.experiment.validation, self.experiment.limit)
-        validation = [item.instance for item in suite.items]
+        experiment = self.experiment
+        suite = experiment_suite(experiment.task_object, experiment.validation, experiment.limit)
+        validation = [item.item for item in suite.items]
         write_parquet(validation, inputs.val_files, split="validation", metadata_extra=meta)
         atomic_write_bytes(inputs.reward_path, REWARD_MODULE.read_bytes())
 

@@ -130,7 +130,7 @@ def _round_zero_files(
         f"micro-batches per GPU per mini-batch; checkpoint every {plan.save_freq} steps",
         "### files written before training",
         f"{run.config_file}  ({run.start})",
-        _indent(run.config.to_yaml()),
+        _indent(run.config_yaml),
         f"{inputs.train_files}  ({rows} rows: the round's instances, verl's RL schema)",
         f"{inputs.val_files}  ({validation} rows: suite {experiment.validation!r})",
         f"{inputs.reward_path}  (a copy of {REWARD_MODULE})",

@@ -29,6 +29,7 @@ from harness.loop import run_designer
 from harness.run_dir import RunDir
 from harness_cli import app
 from mapf_env import Instance, load_suite
+from tasks.mapf_frozenlake import MapfFrozenLake
 from tests.harness.verl.test_orchestration import (
     POLICY,
     STEPS,
@@ -43,6 +44,9 @@ from tests.harness.verl.test_orchestration import (
 @pytest.fixture
 def logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     return fake_logs(tmp_path, monkeypatch)
+
+
+MAPF = MapfFrozenLake()
 
 
 @pytest.fixture(scope="module")
@@ -80,11 +84,11 @@ def test_the_dump_gives_the_separate_passes_answers_and_spares_its_load(
     (call,) = calls(backend, 0)
     assert call["validation"] == {"dir": str(backend.round_dir(0) / "validation"),
                                   "test_freq": STEPS, "do_sample": False, "n": 1}  # fmt: skip
-    from_dump = validation_report(backend, suite, seed=0)
+    from_dump = validation_report(MAPF, backend, MAPF.suite("validation").items, seed=0)
     assert generations(logs["vllm"]) == []  # no vLLM process for the round's validation
     assert "no vLLM load" in (backend.root / "logs" / "generate.log").read_text()
 
-    separate = validation_report(elsewhere(backend), suite, seed=0)
+    separate = validation_report(MAPF, elsewhere(backend), MAPF.suite("validation").items, seed=0)
     (request,) = generations(logs["vllm"])
     assert request["model"] == backend.current_model and request["temperature"] == 0.0
     assert from_dump == separate  # the same numbers, size by size
@@ -121,14 +125,16 @@ def test_an_incomplete_dump_falls_back_to_vllm_and_says_why(
     lines = path.read_text().splitlines()
     dropped = json.loads(json.loads(lines[0])[TRUTH_KEY])["id"]
     path.write_text("\n".join(lines[1:]) + "\n")
-    report = validation_report(backend, suite, seed=0)
+    report = validation_report(MAPF, backend, MAPF.suite("validation").items, seed=0)
     assert len(generations(logs["vllm"])) == 1  # answered by vLLM instead
     log = (backend.root / "logs" / "generate.log").read_text()
     assert f"separate vLLM pass: {path} has no answer for instance {dropped}" in log
     overhead = backend.take_overhead()
     assert [load.kind for load in overhead.loads] == ["training", "evaluation"]
     assert any(f"no answer for instance {dropped}" in note for note in overhead.notes)
-    assert report == validation_report(backend, suite, seed=0)  # the dump is asked once only
+    assert report == validation_report(
+        MAPF, backend, MAPF.suite("validation").items, seed=0
+    )  # the dump is asked once only
 
 
 def test_the_dump_is_of_the_current_model_only(
@@ -148,11 +154,11 @@ def test_a_harness_restarted_before_evaluation_still_finds_the_dump(
     tmp_path: Path, logs: dict[str, Path], data: tuple[Instance, ...], suite: list[Instance]
 ) -> None:
     first = trained(tmp_path, data)
-    expected = validation_report(first, suite, seed=0)
+    expected = validation_report(MAPF, first, MAPF.suite("validation").items, seed=0)
     again = VerlBackend(first.experiment, first.workdir, runtime())  # as after `--resume`
     again.train_round(data, epochs=2, seed=3)
     assert len(calls(again, 0)) == 1  # training was not rerun
-    assert validation_report(again, suite, seed=0) == expected
+    assert validation_report(MAPF, again, MAPF.suite("validation").items, seed=0) == expected
     assert generations(logs["vllm"]) == []
     assert any("earlier harness process" in note for note in again.take_overhead().notes)
 

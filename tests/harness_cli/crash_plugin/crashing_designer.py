@@ -22,7 +22,7 @@ class CrashingDesigner:
     name = "crashing"
     description = "Test designer: ends its process or raises on demand, else keeps the config."
 
-    def initial_config(self, base: EnvConfig, seed: int) -> EnvConfig | None:
+    def initial_config(self, base: EnvConfig, seed: int, task: object) -> EnvConfig | None:
         if os.environ.get(MODE) == "raise":
             raise ValueError("planted failure in initial_config")
         return None

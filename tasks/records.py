@@ -1,0 +1,221 @@
+"""What a run keeps of a task's answers, for a task without a record vocabulary of its own.
+
+A run writes two kinds of scores: the validation report after every round (what designers
+read) and each benchmark suite's result at the end (what boards rank). A task names the models
+of both (`Task.report_model`, `Task.result_model`); records store them as they are and read
+them back through the task, so MAPF-FrozenLake keeps its own (per-size counts, both optima,
+the eight checks). Any other task can take these: counts overall and per value of each cut,
+the task's failure types, its optimal kinds, and the mean score -- everything `Judgement`
+says -- and one verdict per suite item with its cut values, so a board can cut the results
+without re-running anything.
+
+`fold` and `score_suite` are the only way these are made, in the loop, in `harness eval` and
+when a bundle is re-scored, so a re-scored suite equals the stored one field by field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from envdesign_common.yaml_text import dump_yaml
+from tasks.base import Judgement, Suite, SuiteItem
+
+__all__ = [
+    "CutCounts",
+    "CutRecords",
+    "CutReport",
+    "CutSuiteResult",
+    "ItemVerdict",
+    "Judging",
+    "fold",
+    "score_suite",
+]
+
+
+class Judging(Protocol):
+    """What folding and scoring read of a task: its cuts, its taxonomy, and its judge."""
+
+    cuts: tuple[str, ...]
+    failure_types: tuple[str, ...]
+    optimal_kinds: tuple[str, ...]
+
+    def judge(self, item: Any, answer: str) -> Judgement: ...
+
+
+class CutCounts(BaseModel):
+    """Answers of one group: how many, how many valid, the sum of their scores, and how many
+    were optimal in each of the task's senses (None where an item had no known optimum)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    n: int = 0
+    valid: int = 0
+    score: float = 0.0
+    optimal: dict[str, int | None] = Field(default_factory=dict)
+
+    @property
+    def valid_rate(self) -> float:
+        return self.valid / self.n if self.n else 0.0
+
+    @property
+    def mean_score(self) -> float:
+        return self.score / self.n if self.n else 0.0
+
+
+class CutReport(BaseModel):
+    """Answers folded overall and per value of each cut, and failures by the task's types."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    overall: CutCounts = Field(default_factory=CutCounts)
+    by_cut: dict[str, dict[str, CutCounts]] = Field(
+        default_factory=dict, description="Per cut (dataset, level, ...), per value."
+    )
+    failures: dict[str, int] = Field(
+        default_factory=dict, description="Answers of each failure type (zeros included)."
+    )
+
+
+class ItemVerdict(BaseModel):
+    """One suite item's outcome: its greedy answer judged, and the best of its n samples."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    cuts: dict[str, str]
+    valid: bool
+    score: float
+    failure: str | None
+    optimal: dict[str, bool | None] = Field(default_factory=dict)
+    best_of_valid: bool
+    best_of_score: float = Field(description="The highest score of the n samples.")
+    best_of_optimal: dict[str, bool | None] = Field(
+        default_factory=dict, description="Per optimal kind: whether some sample is optimal."
+    )
+
+
+class CutSuiteResult(BaseModel):
+    """A suite's reports (greedy and best-of-n) and its per-item verdicts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    suite: str
+    suite_version: int
+    content_sha256: str
+    best_of_n: int
+    greedy: CutReport
+    best_of: CutReport
+    verdicts: tuple[ItemVerdict, ...]
+
+
+def fold(task: Judging, judged: Iterable[tuple[Mapping[str, str], Judgement]]) -> CutReport:
+    """(cut values, judgement) pairs folded into a report of `task`'s cuts and types."""
+    rows: dict[tuple[str, str], list[Judgement]] = {}
+    every: list[Judgement] = []
+    for cuts, judgement in judged:
+        every.append(judgement)
+        for cut in task.cuts:
+            rows.setdefault((cut, cuts[cut]), []).append(judgement)
+    by_cut: dict[str, dict[str, CutCounts]] = {cut: {} for cut in task.cuts}
+    for (cut, value), group in rows.items():
+        by_cut[cut][value] = _counts(task, group)
+    failures = dict.fromkeys(task.failure_types, 0)
+    for judgement in every:
+        if judgement.failure is not None:
+            failures[judgement.failure] = failures.get(judgement.failure, 0) + 1
+    return CutReport(overall=_counts(task, every), by_cut=by_cut, failures=failures)
+
+
+def score_suite(
+    task: Judging,
+    suite: Suite[Any],
+    greedy: Sequence[str],
+    sampled: Sequence[Sequence[str]],
+    best_of: int,
+) -> CutSuiteResult:
+    """A suite's result from one greedy answer and `best_of` samples per item."""
+    verdicts, greedy_judged, best_judged = [], [], []
+    for item, first, many in zip(suite.items, greedy, sampled, strict=True):
+        judgement = task.judge(item.item, first)
+        best = _best(task, item, many)
+        greedy_judged.append((item.cuts, judgement))
+        best_judged.append((item.cuts, best))
+        verdicts.append(
+            ItemVerdict(
+                id=item.id,
+                cuts=dict(item.cuts),
+                valid=judgement.valid,
+                score=judgement.score,
+                failure=judgement.failure,
+                optimal=dict(judgement.optimal),
+                best_of_valid=best.valid,
+                best_of_score=best.score,
+                best_of_optimal=dict(best.optimal),
+            )
+        )
+    return CutSuiteResult(
+        suite=suite.name,
+        suite_version=suite.version,
+        content_sha256=suite.checksum,
+        best_of_n=best_of,
+        greedy=fold(task, greedy_judged),
+        best_of=fold(task, best_judged),
+        verdicts=tuple(verdicts),
+    )
+
+
+def _counts(task: Judging, group: Sequence[Judgement]) -> CutCounts:
+    optimal: dict[str, int | None] = {}
+    for kind in task.optimal_kinds:
+        flags = [j.optimal.get(kind) for j in group if j.valid]
+        optimal[kind] = None if None in flags else sum(bool(f) for f in flags)
+    return CutCounts(
+        n=len(group),
+        valid=sum(j.valid for j in group),
+        score=sum(j.score for j in group),
+        optimal=optimal,
+    )
+
+
+def _best(task: Judging, item: SuiteItem[Any], answers: Sequence[str]) -> Judgement:
+    """The best of several answers: valid first, then the higher score. Best-of-n asks whether
+    *some* sample succeeds, so each optimal flag is whether any sample is optimal in that sense
+    (None when none is and some sample's optimum is unknown)."""
+    judged = [task.judge(item.item, answer) for answer in answers]
+    if not judged:
+        raise ValueError(f"item {item.id}: best of no answers")
+    best = max(judged, key=lambda j: (j.valid, j.score))
+    optimal: dict[str, bool | None] = {}
+    for kind in task.optimal_kinds:
+        flags = [j.optimal.get(kind) for j in judged]
+        optimal[kind] = True if any(flags) else None if None in flags else False
+    return Judgement(best.valid, best.score, best.failure, optimal, best.detail)
+
+
+class CutRecords:
+    """The record side of a task with nothing special to keep, to inherit: `report_model`,
+    `result_model`, `report`, `score_suite` (all of this module's), and `config_yaml` (every
+    field of the configuration, as YAML). The class it is mixed into gives the rest of the
+    `Task` protocol, its cuts, taxonomy and judge included."""
+
+    report_model: type[BaseModel] = CutReport
+    result_model: type[BaseModel] = CutSuiteResult
+
+    def report(self: Judging, items: Sequence[SuiteItem[Any]], answers: Sequence[str]) -> CutReport:
+        judged = zip(items, answers, strict=True)
+        return fold(self, ((it.cuts, self.judge(it.item, answer)) for it, answer in judged))
+
+    def score_suite(
+        self: Judging,
+        suite: Suite[Any],
+        greedy: Sequence[str],
+        sampled: Sequence[Sequence[str]],
+        best_of: int,
+    ) -> CutSuiteResult:
+        return score_suite(self, suite, greedy, sampled, best_of)
+
+    def config_yaml(self, config: BaseModel) -> str:
+        return dump_yaml(config.model_dump(mode="json"))
