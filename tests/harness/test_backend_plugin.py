@@ -81,3 +81,42 @@ def test_cli_lists_every_backend(memo_installed: None) -> None:
 def test_the_settings_field_is_not_a_key_to_write() -> None:
     with pytest.raises(ConfigError, match="section of its name"):
         ExperimentConfig.from_mapping({"backend_settings": {"n_gpus_per_node": 2}})
+
+
+@pytest.fixture
+def recall_installed(tmp_path: Path) -> Iterator[None]:
+    entry = {"harness.backends": {"recall": "recall_backend:SPEC"}}
+    with plugin_site(tmp_path / "site", "recall-backend", entry,
+                     {"recall_backend": PLUGIN / "recall_backend.py"}):  # fmt: skip
+        yield
+
+
+GYM = {"name": "gym", "task": "reasoning-gym", "backend": "recall", "policy": "recall",
+       "rounds": 2, "samples_per_round": 30, "epochs_per_round": 1, "best_of": 2,
+       "limit": 10, "designers": ["random", "uniform"]}  # fmt: skip
+
+
+@pytest.mark.parametrize("designer", ["random", "uniform"])
+def test_a_backend_for_any_task_runs_another_task_through_the_loop(
+    recall_installed: None, tmp_path: Path, designer: str
+) -> None:
+    """reasoning-gym through the whole loop -- generation, training, validation through the
+    task's report, design by a designer that reads only the task's knobs, suites scored by the
+    task -- with its records in its own models, read back and resumed."""
+    from run_records import read_result
+    from tasks import CutReport, CutSuiteResult
+    from tasks.reasoning_gym.config import RgConfig
+
+    experiment = ExperimentConfig.from_mapping(GYM)
+    assert experiment.benchmarks == ("rg-eval",) and experiment.validation == "rg-validation"
+    backend = make_backend(experiment, workdir=tmp_path / "run")
+    run = RunDir(tmp_path, experiment, designer, 0)
+    record = run_designer(experiment, designer, 0, backend, run, workers=1)
+    assert [type(r.config) for r in record.rounds] == [RgConfig, RgConfig]
+    assert all(isinstance(r.validation, CutReport) for r in record.rounds)
+    assert record.rounds[0].proposal is not None and not record.rounds[0].proposal.design_failed
+    result = record.suites["rg-eval"]
+    assert isinstance(result, CutSuiteResult) and len(result.verdicts) == 10
+    assert read_result(run.path / "result.json") == record
+    resumed = make_backend(experiment, workdir=tmp_path / "run")
+    assert run_designer(experiment, designer, 0, resumed, run, resume=True, workers=1) == record

@@ -55,13 +55,18 @@ def test_a_backend_for_another_task_is_refused_in_one_line(adding: None) -> None
 
 def test_a_designer_for_another_task_is_refused_in_one_line(adding: None) -> None:
     experiment = ExperimentConfig.from_mapping(
-        {"task": "adding", "backend": "memo", "policy": "memo", "designers": ["random", "hand"]}
+        {
+            "task": "adding",
+            "backend": "memo",
+            "policy": "memo",
+            "designers": ["random", "hand", "uniform", "evidence"],
+        }
     )
     assert experiment.task == "adding-v1"
     assert designer_problems(experiment, ready=False) == [
         f"designer {name!r} designs for mapf-frozenlake only, not for task 'adding-v1'; choose "
         "designers that serve the task (harness designers list says which)"
-        for name in ("random", "hand")
+        for name in ("hand", "evidence")  # random and uniform design for any task
     ]
 
 
