@@ -7,10 +7,12 @@ memory and time; `path_names` says why a user's string cannot name a directory; 
 oversized model text to an excerpt with the whole text's length and checksum; `redaction` masks the
 values of key variables in whatever is written; `writable` says why an output cannot be created
 where it was asked for, before any work; `yaml_text` writes YAML; `yaml_mappings` reads a
-user's YAML mapping; `field_errors` turns a refused
+user's YAML mapping; `seeds` derives seeds from keys; `field_errors` turns a refused
 config into one line per bad field (`ConfigError`); `projection_notes` records what projecting a
 designer's draft changed; `think_tags` drops a model's reasoning from its text; `conformance` is
-what a plug-in check reports; `registry` finds plug-ins of every kind by entry point. They sit
+what a plug-in check reports; `registry` finds plug-ins of every kind by entry point;
+`generic_models` lets records generic in a task's models cross processes; `strata` picks a
+stratified subset of a suite's items. They sit
 under the testbed because the testbed itself reads configs and writes datasets and suites with
 them, and every other package reads and writes the same way.
 """
@@ -63,6 +65,7 @@ from envdesign_common.redaction import (
     key_redactor,
     looks_like_key_variable,
 )
+from envdesign_common.seeds import key_seed
 from envdesign_common.think_tags import strip_think
 from envdesign_common.writable import existing_ancestor, write_problem
 from envdesign_common.yaml_mappings import load_mapping, read_mapping
@@ -105,6 +108,7 @@ __all__ = [
     "is_temporary",
     "key_env_names",
     "key_redactor",
+    "key_seed",
     "load_mapping",
     "load_yaml",
     "looks_like_key_variable",

@@ -1,12 +1,15 @@
 """The paper's loop for one designer and one seed: generate -> train -> evaluate -> design.
 
-    C_0 = the shared seeded random configuration (or the designer's own, if it picks one)
+    C_0 = the task's shared seeded start (or the designer's own, if it picks one)
     for round n = 0 .. R-1:
-        D_n   = generate(C_n, seed_n)                 the round's solved training instances
-        theta = backend.train_round(D_n)              GRPO, n answers per instance
-        r_n   = validation report of theta            the testbed's verifier on greedy answers
-        C_n+1 = project(designer.propose(context))    what the designer makes of r_n and history
-    finally: greedy and best-of-n results on the 3/4/5-agent benchmark suites
+        D_n   = task.generate(C_n, seed_n)            the round's training items
+        theta = backend.train_round(D_n)              GRPO, n answers per item
+        r_n   = task.report(greedy answers of theta)  on the task's validation suite
+        C_n+1 = task.project(designer.propose(ctx))   what the designer makes of r_n and history
+    finally: greedy and best-of-n results on the task's benchmark suites (task.score_suite)
+
+The loop knows no task: it reaches the experiment's task only through the `Task` interface,
+and writes its records in the task's own models (`run_records.task_records`).
 
 A designer that asks the trained checkpoint or the base model (`self`, `base`) gets them served
 by the backend for the design step only (`serving`), so a GPU backend frees the memory its
@@ -47,13 +50,13 @@ from designers import (
     takes_context_variant,
     task_problem,
 )
+from envdesign_common.seeds import key_seed
 from harness.backends.base import Backend, BackendUnavailable, ServingBackend, machine_of, serving
 from harness.evaluate import benchmark_suite, experiment_suite, validation_report
 from harness.events import CurveFile, Observers, PhaseClock, RunObserver
 from harness.experiment import ExperimentConfig
 from harness.round_timings import accounted, benchmark_timings
 from harness.run_dir import RunDir
-from mapf_env.sampler import slot_seed
 from run_records import (
     MachineRecord,
     ResultRecord,
@@ -262,7 +265,7 @@ def resume_point(
 
 def round_seed(seed: int, n: int, purpose: str) -> int:
     """A seed for one purpose of one round, independent of every other round."""
-    return slot_seed("run", seed, n, purpose) % (2**31)
+    return key_seed("run", seed, n, purpose) % (2**31)
 
 
 def design_context(

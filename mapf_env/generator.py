@@ -24,9 +24,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pydantic import BaseModel, ConfigDict, Field
 
 from envdesign_common.field_errors import ConfigError
+from envdesign_common.seeds import key_seed
 from mapf_env.config import EnvConfig
 from mapf_env.instance import Instance, size_name
-from mapf_env.sampler import SlotOutcome, SlotSpec, sample_slot, slot_seed
+from mapf_env.sampler import SlotOutcome, SlotSpec, sample_slot
 
 ProgressFn = Callable[[int, int], None]
 """Called with (slots done, slots total) as generation proceeds."""
@@ -126,7 +127,7 @@ def round_slots(config: EnvConfig, seed: int) -> list[Slot]:
         entry = config.sizes[size]
         for j, conflict in enumerate(conflict_slots(n, entry.wait_ratio)):
             spec = SlotSpec(size, config.n_agents, entry.hole_ratio, conflict, config.objective)
-            key = slot_seed("round", seed, size, config.n_agents, entry.hole_ratio, conflict, j)
+            key = key_seed("round", seed, size, config.n_agents, entry.hole_ratio, conflict, j)
             slots.append((spec, key, f"r{seed}-s{size}-i{j:05d}"))
     return slots
 

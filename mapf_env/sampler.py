@@ -13,7 +13,6 @@ so the same key gives the same instance on any machine.
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -61,12 +60,6 @@ class SlotOutcome:
     rejections: Counter[str] = field(default_factory=Counter)
     limited: list[int] = field(default_factory=list)
     """Attempts rejected because the solver hit its node limit (replayed by `skip`)."""
-
-
-def slot_seed(*parts: object) -> int:
-    """A 64-bit seed from the slot's key, stable across processes and Python versions."""
-    key = "/".join(str(p) for p in parts).encode()
-    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big")
 
 
 def requested_holes(size: int, hole_ratio: float, n_agents: int) -> int:

@@ -41,10 +41,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from envdesign_common import atomic_write_bytes
+from envdesign_common.seeds import key_seed
 from mapf_env.generator import conflict_slots, fill_slots
 from mapf_env.instance import Instance, Objective
 from mapf_env.paths import plan_cost
-from mapf_env.sampler import SlotSpec, slot_seed
+from mapf_env.sampler import SlotSpec
 from mapf_env.solver import SolveResult, SolverLimits, find_optimum, minimal_makespan
 
 SUITE_VERSION = 2
@@ -134,7 +135,7 @@ def suite_slots(spec: SuiteSpec, objective: Objective) -> list[tuple[SlotSpec, i
             kinds = conflict_slots(spec.per_subset, wait)
             for j, conflict in enumerate(kinds):
                 hole = spec.hole_ratios[min(j // block, len(spec.hole_ratios) - 1)]
-                key = slot_seed("bench", spec.name, SEED_VERSION, size, wait, j, objective.value)
+                key = key_seed("bench", spec.name, SEED_VERSION, size, wait, j, objective.value)
                 name = f"{spec.name}-s{size}-{subset_name(wait)}-i{j:02d}"
                 slots.append((SlotSpec(size, spec.n_agents, hole, conflict, objective), key, name))
     return slots

@@ -65,11 +65,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from designers.base import RuleDesigner
 from designers.builtin.evidence import bounded_shares, toward
 from designers.context import DesignContext
+from envdesign_common.seeds import key_seed
 from mapf_env import SIZES, EnvConfig
 from mapf_env.config import MAX_HOLE_RATIO
 from mapf_env.instance import size_name
 from mapf_env.report import EvalReport, RateCounts
-from mapf_env.sampler import slot_seed
 
 Share = Annotated[float, Field(ge=0, le=1)]
 """A share of something: a number in [0, 1]."""
@@ -275,5 +275,5 @@ def absolute_progress(progress: Mapping[int, float | None]) -> dict[int, float]:
 
 def explored_size(seed: int, round_index: int) -> int:
     """The size that gets the exploration share after `round_index` of the run `seed`."""
-    rng = random.Random(slot_seed("learning-progress", "explore", seed, round_index))
+    rng = random.Random(key_seed("learning-progress", "explore", seed, round_index))
     return rng.choice(SIZES)
