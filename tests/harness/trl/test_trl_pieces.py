@@ -205,7 +205,7 @@ def test_a_server_that_will_not_start_is_a_failed_design_step_not_a_crash(tmp_pa
     def never(endpoints: object) -> Any:
         raise AssertionError("the designer must not be asked without its model")
 
-    proposal = design(designer, backend, never, config, deadline_s=60)
+    proposal = design(designer, experiment.task_object, backend, never, config, deadline_s=60)
     assert proposal.kept_previous and proposal.config == config
     assert proposal.failure_reason == "model server did not start"
     (line,) = proposal.failures
