@@ -12,7 +12,7 @@ config into one line per bad field (`ConfigError`); `projection_notes` records w
 designer's draft changed; `think_tags` drops a model's reasoning from its text; `conformance` is
 what a plug-in check reports; `registry` finds plug-ins of every kind by entry point;
 `generic_models` lets records generic in a task's models cross processes; `strata` picks a
-stratified subset of a suite's items. They sit
+stratified subset of a suite's items; `running_rate` is the valid rate a trainer keeps. They sit
 under the testbed because the testbed itself reads configs and writes datasets and suites with
 them, and every other package reads and writes the same way.
 """
@@ -65,6 +65,7 @@ from envdesign_common.redaction import (
     key_redactor,
     looks_like_key_variable,
 )
+from envdesign_common.running_rate import RunningValidRate
 from envdesign_common.seeds import key_seed
 from envdesign_common.think_tags import strip_think
 from envdesign_common.writable import existing_ancestor, write_problem
@@ -90,6 +91,7 @@ __all__ = [
     "KeyLabels",
     "ProjectionNote",
     "Redactor",
+    "RunningValidRate",
     "TextDigest",
     "YamlLimits",
     "atomic_write_bytes",

@@ -44,7 +44,6 @@ from mapf_env.reward import (
 from mapf_env.reward import (
     RewardBreakdown,
     RewardConfig,
-    RunningValidRate,
     accuracy_weight,
     reward,
 )
@@ -104,7 +103,6 @@ __all__ = [
     "RateCounts",
     "RewardBreakdown",
     "RewardConfig",
-    "RunningValidRate",
     "SizeConfig",
     "SizeStats",
     "SolveResult",

@@ -29,9 +29,9 @@ Why these shapes:
   the real count (verl does: ``valid_response_length``).
 * The length term is gated on the answer being parsable: an ungated length term would pay an
   empty reply ``1 - w`` and teach the policy to say nothing.
-* ``valid_rate`` is the trainer's running valid rate (see `RunningValidRate`): early on, when
-  the base model rambles past the response limit, concision weighs most; as answers become
-  valid, the weight moves to correctness.
+* ``valid_rate`` is the trainer's running valid rate (`envdesign_common.RunningValidRate`):
+  early on, when the base model rambles past the response limit, concision weighs most; as
+  answers become valid, the weight moves to correctness.
 
 `reward` never raises on any response string. The one error it lets through is the verifier's
 `AnswerKeyError` (a valid plan cheaper than the recorded optimum), which is a broken instance,
@@ -41,7 +41,6 @@ not a bad response, and must stop the run.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -54,7 +53,6 @@ __all__ = [
     "DEFAULT_CONFIG",
     "RewardBreakdown",
     "RewardConfig",
-    "RunningValidRate",
     "accuracy_weight",
     "reward",
 ]
@@ -218,43 +216,3 @@ def reward(
     w = accuracy_weight(valid_rate, cfg)
     total = w * acc + (1.0 - w) * length
     return RewardBreakdown(acc, length, w, total, tokens, verdict)
-
-
-class RunningValidRate:
-    """Exponential moving average of per-batch valid rates, for `reward`'s ``valid_rate``.
-
-    An EMA rather than a window: one float of state, so it checkpoints trivially and costs
-    nothing per step. It starts at ``initial`` (0 by default) on purpose: the weight begins on
-    concision and only moves to correctness as valid answers actually accumulate, at a pace set
-    by ``alpha`` (about ``1 / alpha`` batches to follow a change).
-    """
-
-    __slots__ = ("_value", "alpha", "updates")
-
-    def __init__(self, alpha: float = 0.1, initial: float = 0.0) -> None:
-        if not 0.0 < alpha <= 1.0:
-            raise ValueError(f"alpha must be in (0, 1], got {alpha}")
-        if not 0.0 <= initial <= 1.0:
-            raise ValueError(f"initial must be in [0, 1], got {initial}")
-        self.alpha = alpha
-        self._value = initial
-        self.updates = 0
-
-    @property
-    def value(self) -> float:
-        return self._value
-
-    def update(self, batch: Iterable[bool] | float) -> float:
-        """Fold in one batch (its valid flags or its valid rate); an empty batch changes nothing."""
-        if isinstance(batch, int | float):
-            rate = float(batch)
-            if not 0.0 <= rate <= 1.0:
-                raise ValueError(f"a batch valid rate must be in [0, 1], got {batch}")
-        else:
-            flags = [bool(v) for v in batch]
-            if not flags:
-                return self._value
-            rate = sum(flags) / len(flags)
-        self._value += self.alpha * (rate - self._value)
-        self.updates += 1
-        return self._value

@@ -13,10 +13,11 @@ with `summarise`, so a CPU round and a verl round read alike:
   (the policy as the round began, and as it ended);
 * **KL / policy loss at the end**: the last step's KL to the round's reference and its
   policy-gradient loss (KL term excluded);
-* **reward weight**: the running valid rate (`mapf_env.RunningValidRate`) the reward weighed the
-  round's last step with, and the accuracy weight w it gives (`mapf_env.accuracy_weight`; the
-  length term weighs 1 - w). The CPU learner moves it every step; verl holds it fixed for the
-  round (see `harness.backends.verl.reward`).
+* **reward weight**: the running valid rate (`envdesign_common.RunningValidRate`) the reward
+  weighed the round's last step with, and the share w of the reward that paid correctness at
+  that rate (the task's `accuracy_weight`; MAPF-FrozenLake's length term weighs 1 - w, a task
+  that pays correctness alone has w = 1). The CPU learner moves the rate every step; verl holds
+  it fixed for the round (see `harness.backends.verl.reward`).
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ from collections.abc import Sequence
 from statistics import fmean, linear_regression
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from mapf_env import DEFAULT_REWARD_CONFIG, RewardConfig, accuracy_weight
 
 __all__ = ["DETAIL_KEYS", "TrainStep", "TrainingSummary", "summarise"]
 
@@ -97,7 +96,8 @@ class TrainingSummary(BaseModel):
         description="The running valid rate the reward weighed the round's last step with."
     )
     accuracy_weight: float = Field(
-        description="The reward's accuracy weight from that rate; the length term gets 1 - w."
+        description="The share of the reward that paid correctness at that rate (1 for a "
+        "reward that pays correctness alone; MAPF-FrozenLake's length term gets 1 - w)."
     )
 
     def as_details(self) -> dict[str, float]:
@@ -120,12 +120,13 @@ def summarise(
     learning_rate: float,
     kl_coef: float,
     valid_rate: float,
-    reward: RewardConfig = DEFAULT_REWARD_CONFIG,
+    accuracy_weight: float,
 ) -> TrainingSummary | None:
     """The summary of a round that took `steps` (in order), or None if it took none.
 
-    `valid_rate` is the running valid rate the reward weighed the last step with, and `reward`
-    the reward's coefficients (the accuracy weight comes from both).
+    `valid_rate` is the running valid rate the reward weighed the last step with, and
+    `accuracy_weight` the share of the reward that paid correctness at that rate (the task's
+    `accuracy_weight(valid_rate)`).
     """
     if not steps:
         return None
@@ -145,5 +146,5 @@ def summarise(
         kl_end=last.kl,
         policy_loss_end=last.loss,
         reward_valid_rate=valid_rate,
-        accuracy_weight=accuracy_weight(valid_rate, reward),
+        accuracy_weight=accuracy_weight,
     )

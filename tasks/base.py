@@ -213,6 +213,11 @@ class Task(Protocol[ConfigT, ItemT]):
         valid rate (a task whose reward shifts weight as the policy improves reads it)."""
         ...
 
+    def accuracy_weight(self, valid_rate: float) -> float:
+        """The share of `reward` that pays correctness at this running valid rate, in [0, 1]:
+        1.0 for a reward that pays correctness alone. Round records keep it beside the rate."""
+        ...
+
     def describe_config(self, config: ConfigT) -> str:
         """A configuration as an LLM designer reads it: compact, deterministic text."""
         ...

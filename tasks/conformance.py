@@ -19,7 +19,8 @@ with its fix (`TaskConformanceError`):
 - ``reference``: where the task has a reference answer, it judges valid, with full score;
 - ``judge``: judging never raises on any text, its failure is one of the task's failure types,
   its optimal flags are the task's optimal kinds, its score lies in [0, 1];
-- ``reward``: the reward of any answer lies within `reward_bounds`;
+- ``reward``: the reward of any answer lies within `reward_bounds`, and its accuracy weight
+  within [0, 1] at any running valid rate;
 - ``suites``: every suite loads, its items carry every cut, and its content matches its
   checksum;
 - ``records``: the validation report and a suite's result are the task's declared models and
@@ -188,6 +189,7 @@ def _generation(task: Task[Any, Any], config: BaseModel, seed: int) -> Iterator[
     yield from _describe(task, config, made.stats)
     yield from _config_yaml(task, config)
     yield from _judging(task, made.items[:50])
+    yield from _weights(task)
 
 
 def _config_yaml(task: Task[Any, Any], config: BaseModel) -> Iterator[ConformanceProblem]:
@@ -244,6 +246,19 @@ def _judging(task: Task[Any, Any], items: Iterable[Any]) -> Iterator[Conformance
         if reference is not None and not (verdict.valid and verdict.score == 1.0):
             yield _problem("reference", f"the reference answer judged {verdict}",
                            "judge the task's own reference answer valid with score 1")  # fmt: skip
+
+
+def _weights(task: Task[Any, Any]) -> Iterator[ConformanceProblem]:
+    for rate in (0.0, 0.5, 1.0):
+        try:
+            weight = task.accuracy_weight(rate)
+        except Exception as err:
+            yield _crash("reward", err)
+            return
+        if not (isinstance(weight, int | float) and 0.0 <= weight <= 1.0):
+            yield _problem("reward", f"accuracy_weight({rate}) gave {weight!r}",
+                           "return the share of the reward that pays correctness, in "
+                           "[0, 1]")  # fmt: skip
 
 
 def _verdict_problems(task: Task[Any, Any], verdict: Judgement) -> Iterator[ConformanceProblem]:

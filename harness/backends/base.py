@@ -74,19 +74,19 @@ class Backend(Protocol):
 
     def train_round(
         self,
-        instances: Sequence[Instance],
+        instances: Sequence[Any],
         *,
         epochs: int,
         seed: int,
         on_step: Callable[[TrainStep], None] | None = None,
     ) -> RoundTraining:
-        """GRPO on `instances` (solved: the reward needs their optima) for `epochs` epochs."""
+        """GRPO on the task's items, as `Task.generate` made them, for `epochs` epochs."""
         ...
 
     def respond(
-        self, instances: Sequence[Instance], *, samples: int = 1, greedy: bool = True, seed: int = 0
+        self, instances: Sequence[Any], *, samples: int = 1, greedy: bool = True, seed: int = 0
     ) -> list[list[str]]:
-        """Text answers per instance: one greedy answer, or `samples` sampled ones."""
+        """Text answers per item: one greedy answer, or `samples` sampled ones."""
         ...
 
     def save(self, directory: Path) -> None: ...

@@ -9,6 +9,7 @@ from tasks.mapf_frozenlake.task import (
     MapfFrozenLake,
     MapfSettings,
     as_task_suite,
+    reward_config,
 )
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "MapfFrozenLake",
     "MapfSettings",
     "as_task_suite",
+    "reward_config",
 ]
 
 

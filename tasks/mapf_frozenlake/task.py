@@ -20,6 +20,7 @@ from mapf_env import (
     Instance,
     Objective,
     RewardConfig,
+    accuracy_weight,
     generate,
     load_suite,
     merge,
@@ -87,6 +88,12 @@ class MapfSettings(BaseModel):
         "both minima and report both optimal rates whichever is trained.",
     )
     reward: RewardConfig = Field(default_factory=RewardConfig)
+
+
+def reward_config(settings: BaseModel | None) -> RewardConfig:
+    """The reward's coefficients an experiment's ``task_settings`` hold (the defaults where it
+    has none): what a backend that trains MAPF-FrozenLake alone pays its rollouts with."""
+    return MapfSettings.model_validate(settings if settings is not None else {}).reward
 
 
 def hole_cut(hole_ratio: float) -> str:
@@ -190,8 +197,13 @@ class MapfFrozenLake:
     def reward(
         self, item: Instance, answer: str, *, valid_rate: float = 0.0, n_tokens: int | None = None
     ) -> float:
+        if item.optimum is None:
+            raise ValueError("the reward reads the instance's optima: train on solved instances")
         scored = reward(item, answer, self.settings.reward, valid_rate, n_tokens=n_tokens)
         return scored.total
+
+    def accuracy_weight(self, valid_rate: float) -> float:
+        return accuracy_weight(valid_rate, self.settings.reward)
 
     def describe_config(self, config: EnvConfig) -> str:
         return compact_config(config)

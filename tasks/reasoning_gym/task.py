@@ -126,6 +126,9 @@ class ReasoningGym(CutRecords):
     ) -> float:
         return judging.judge(item, answer).score
 
+    def accuracy_weight(self, valid_rate: float) -> float:
+        return 1.0  # the reward is the dataset's own score: correctness alone
+
     def describe_config(self, config: RgConfig) -> str:
         return compact_config(config, self.highest)
 

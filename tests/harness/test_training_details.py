@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 
 from designers.llm.variants import analysis_messages, get_variant
+from envdesign_common import RunningValidRate
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
 from harness.experiment import ExperimentConfig
 from harness.loop import design_context, run_designer
 from harness.run_dir import RunDir
-from mapf_env import RewardConfig, RunningValidRate
+from mapf_env import RewardConfig, accuracy_weight
 from run_records import DETAIL_KEYS, RoundResult, TrainingSummary, TrainStep, summarise
 from tests.designers.openai_server import FAST, ScriptedServer
 
@@ -36,8 +37,9 @@ def steps(rewards: list[float], valid: list[float]) -> list[TrainStep]:
 
 
 def summary_of(train: list[TrainStep], valid_rate: float = 0.0, **reward: float) -> TrainingSummary:
+    weight = accuracy_weight(valid_rate, RewardConfig(**reward))
     got = summarise(train, epochs=1, samples=8, group_size=4, learning_rate=1e-3, kl_coef=0.01,
-                    valid_rate=valid_rate, reward=RewardConfig(**reward))  # fmt: skip
+                    valid_rate=valid_rate, accuracy_weight=weight)  # fmt: skip
     assert got is not None
     return got
 
@@ -56,7 +58,7 @@ def test_the_summary_of_hand_built_steps() -> None:
     assert falling.valid_rate_start > falling.valid_rate_end
     assert summary_of(steps([0.3], [0.5])).reward_trend == 0.0  # one step: no trend
     none = summarise([], epochs=1, samples=0, group_size=4, learning_rate=1e-3, kl_coef=0.0,
-                     valid_rate=0.0)  # fmt: skip
+                     valid_rate=0.0, accuracy_weight=1.0)  # fmt: skip
     assert none is None  # a round that took no step has nothing to summarise
 
     details = rising.as_details()

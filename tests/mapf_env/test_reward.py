@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from envdesign_common import RunningValidRate
 from mapf_env.instance import Instance
 from mapf_env.prompt import format_plan
-from mapf_env.reward import RewardConfig, RunningValidRate, accuracy_weight, reward
+from mapf_env.reward import RewardConfig, accuracy_weight, reward
 from mapf_env.verifier import FailureType
 
 GOLDEN = FsPath(__file__).resolve().parents[1] / "golden" / "responses"

@@ -30,14 +30,14 @@ from typing import Literal
 import torch
 
 from designers import Endpoint
-from envdesign_common import atomic_write_bytes, atomic_writer
+from envdesign_common import RunningValidRate, atomic_write_bytes, atomic_writer
 from harness.backends.base import RoundTraining, require_solved
 from harness.backends.cpu.fingerprint import learner_machine
 from harness.backends.cpu.grpo import by_agent_count, grpo_step
 from harness.backends.cpu.policy import AgentPolicy
 from harness.backends.cpu.rollout import rollout
 from harness.backends.cpu.settings import CpuLearnerSettings
-from mapf_env import Instance, RunningValidRate
+from mapf_env import Instance, accuracy_weight
 from run_records import MachineRecord, TrainStep, summarise
 
 EVAL_CHUNK = 4096
@@ -108,6 +108,7 @@ class CpuBackend:
         summary = summarise(
             steps, epochs=epochs, samples=len(instances), group_size=s.group_size,
             learning_rate=s.lr, kl_coef=s.kl_coef, valid_rate=weighed,
+            accuracy_weight=accuracy_weight(weighed, s.reward),
         )  # fmt: skip
         return RoundTraining(
             steps=tuple(steps),

@@ -54,10 +54,11 @@ from typing import TypeVar
 
 import torch
 
+from envdesign_common import RunningValidRate
 from harness.backends.cpu.policy import ACTIONS, Activations, AgentPolicy, accumulate, concat
 from harness.backends.cpu.rollout import Rollout, StepRecord, autocast, rollout
 from harness.backends.cpu.settings import CpuLearnerSettings
-from mapf_env import FailureType, Instance, RewardBreakdown, RunningValidRate, reward
+from mapf_env import FailureType, Instance, RewardBreakdown, reward
 from run_records import Precision, TrainStep
 
 RULE_KEEPING = frozenset({None, FailureType.CONFLICT, FailureType.GOAL})
@@ -108,7 +109,11 @@ class Scored:
 
 
 def score(
-    instances: Sequence[Instance], ro: Rollout, samples: int, valid_rate: float, progress: float
+    instances: Sequence[Instance],
+    ro: Rollout,
+    samples: int,
+    valid_rate: float,
+    settings: CpuLearnerSettings,
 ) -> Scored:
     """Step 2: the testbed's reward for each episode's text, plus progress for invalid ones
     that kept the rules (`RULE_KEEPING`).
@@ -123,9 +128,10 @@ def score(
         key = (e // samples, text)
         breakdown = seen.get(key)
         if breakdown is None:
-            breakdown = seen[key] = reward(instances[key[0]], text, valid_rate=valid_rate)
+            breakdown = seen[key] = reward(instances[key[0]], text, settings.reward, valid_rate)
         keeps_rules = breakdown.failure in RULE_KEEPING
-        bonus = progress * shares[e] if keeps_rules and not breakdown.valid else 0.0
+        paid = settings.progress_reward * shares[e]
+        bonus = paid if keeps_rules and not breakdown.valid else 0.0
         rewards.append(breakdown.total + bonus)
         valid.append(breakdown.valid)
     return Scored(torch.tensor(rewards), torch.tensor(valid))
@@ -317,7 +323,7 @@ def grpo_step(
             precision=settings.precision,
         )  # fmt: skip
         scored, parts = overlap(
-            partial(score, group, ro, n, running.value, settings.progress_reward),
+            partial(score, group, ro, n, running.value, settings),
             partial(chunks, ro, policy, reference, settings.precision),
         )
         advantages = group_advantages(scored.rewards, n)

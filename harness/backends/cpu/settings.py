@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from harness.backends.policy_names import Actions
+from mapf_env import RewardConfig
 from run_records import Precision, native_bf16
 
 
@@ -40,6 +41,10 @@ class CpuLearnerSettings(BaseModel):
         ge=0.0,
         description="Bonus x share of distance to goals covered, paid to invalid episodes "
         "that kept the rules (failed by a conflict or a missed goal only).",
+    )
+    reward: RewardConfig = Field(
+        default_factory=RewardConfig,
+        description="The reward's coefficients: the experiment's task_settings.reward.",
     )
     grad_clip: float = Field(default=1.0, gt=0.0, description="Max gradient norm per step.")
     actions: Actions = Field(

@@ -31,6 +31,7 @@ def build(
 ) -> CpuBackend:
     """A fresh CPU learner with the experiment's GRPO settings (it writes no files of its own)."""
     from harness.backends.cpu import CpuBackend, CpuLearnerSettings
+    from tasks.mapf_frozenlake import reward_config
 
     settings = CpuLearnerSettings(
         group_size=experiment.grpo.group_size,
@@ -39,6 +40,7 @@ def build(
         precision=experiment.precision,
         actions=CPU_POLICIES[experiment.policy],
         threads=threads,
+        reward=reward_config(experiment.task_settings),
     )
     return CpuBackend(settings)
 

@@ -1,8 +1,9 @@
 """`TrlBackend`: the round loop's `Backend` with a Hugging Face model, on one GPU or a CPU.
 
-* ``train_round`` runs TRL's `GRPOTrainer` on the round's instances, in this process: prompts
-  from `render_prompt`, the testbed's reward with the running valid rate as its state
-  (`reward.RoundReward`), one `TrainStep` per optimiser step (`curves`). TRL builds the
+* ``train_round`` runs TRL's `GRPOTrainer` on the round's items, in this process: the
+  experiment's task gives the prompts and the reward, with the running valid rate as its state
+  (`reward.RoundReward`), one `TrainStep` per optimiser step (`curves`). Nothing here knows a
+  task: any task the experiment names trains and answers alike. TRL builds the
   reference model from the directory the round starts from, so the KL is to the round's start
   (with a LoRA adapter kept across rounds, to the model without the adapter, as PEFT does).
 * ``respond`` answers with transformers' batched ``generate`` (greedy, or sampled with the
@@ -27,7 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from designers import Endpoint
-from harness.backends.base import BackendOverhead, RoundTraining, require_solved
+from envdesign_common import RunningValidRate
+from harness.backends.base import BackendOverhead, RoundTraining
 from harness.backends.ledger import LoadLedger
 from harness.backends.model_state import ModelState
 from harness.backends.servers import DesignServers
@@ -41,7 +43,6 @@ from harness.backends.trl.serving import model_server
 from harness.backends.trl.settings import TrlSettings
 from harness.backends.trl.trainer import fitting_prompts, grpo_trainer
 from harness.experiment import ExperimentConfig
-from mapf_env import Instance, RunningValidRate
 from run_records import LoadKind, TrainStep, summarise, unpin_cpu_kernels
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ class TrlBackend:
         unpin_cpu_kernels()  # before this process's first product: MKL's fast branch
         self.settings: TrlSettings = experiment.settings_of(TrlSettings)
         self.experiment = experiment
+        self.task = experiment.task_object
         self.workdir = Path(workdir).absolute()
         self.root = self.workdir / "trl"
         self.place: Placement = placement(self.settings, threads)
@@ -133,14 +135,14 @@ class TrlBackend:
 
     def train_round(
         self,
-        instances: Sequence[Instance],
+        instances: Sequence[Any],
         *,
         epochs: int,
         seed: int,
         on_step: Callable[[TrainStep], None] | None = None,
     ) -> RoundTraining:
-        """One round of GRPO in TRL, continuing from the previous round's model."""
-        require_solved(instances)
+        """One round of GRPO in TRL on the task's `instances`, continuing from the previous
+        round's model."""
         self.release()
         started = time.perf_counter()
         n = self.rounds_done
@@ -149,7 +151,7 @@ class TrlBackend:
             if freed:
                 self.ledger.note(f"round {n}: retention: {freed}")
         loaded = self._model("training")
-        fitting, left_out = fitting_prompts(instances, loaded.tokenizer, self.settings)
+        fitting, left_out = fitting_prompts(self.task, instances, loaded.tokenizer, self.settings)
         if left_out:
             self.ledger.note(
                 f"round {n}: {left_out} of {len(instances)} prompt(s) are longer than "
@@ -162,12 +164,12 @@ class TrlBackend:
                 f"({self.settings.max_prompt_length} tokens): raise it"
             )
         valid_rate_at_start = self.running.value
-        reward = RoundReward(self.settings.reward, self.running,
+        reward = RoundReward(self.task, fitting, self.running,
                              count_tokens=self.settings.length_unit == "tokens")  # fmt: skip
         grpo = self.experiment.grpo
         steps_per_epoch = -(-len(fitting) // self.settings.prompts_per_step)
         curves = StepCurves(self.steps_done, steps_per_epoch, on_step)
-        trainer = grpo_trainer(loaded, fitting, reward, curves, self.settings, grpo,
+        trainer = grpo_trainer(loaded, reward, curves, self.settings, grpo,
                                place=self.place, epochs=epochs, seed=seed,
                                output_dir=self.round_dir(n) / "trainer")  # fmt: skip
         trainer.train()
@@ -178,7 +180,8 @@ class TrlBackend:
         summary = summarise(
             steps, epochs=epochs, samples=len(fitting), group_size=grpo.group_size,
             learning_rate=grpo.learning_rate, kl_coef=grpo.kl_coef,
-            valid_rate=valid_rate_at_start, reward=self.settings.reward,
+            valid_rate=valid_rate_at_start,
+            accuracy_weight=self.task.accuracy_weight(valid_rate_at_start),
         )  # fmt: skip
         return RoundTraining(steps=steps, epochs=epochs, samples=len(fitting),
                              seconds=time.perf_counter() - started, summary=summary)  # fmt: skip
@@ -202,16 +205,16 @@ class TrlBackend:
     # --- answers --------------------------------------------------------------------------
 
     def respond(
-        self, instances: Sequence[Instance], *, samples: int = 1, greedy: bool = True, seed: int = 0
+        self, instances: Sequence[Any], *, samples: int = 1, greedy: bool = True, seed: int = 0
     ) -> list[list[str]]:
-        """`samples` answers per instance (greedy: one answer, no sampling)."""
+        """`samples` answers to each of the task's `instances` (greedy: one, no sampling)."""
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples}")
         if not instances:
             return []
         self.release()
         loaded = self._model("evaluation")
-        return generate_answers(loaded, instances, self.settings, self.place,
+        return generate_answers(loaded, self.task, instances, self.settings, self.place,
                                 samples=samples, greedy=greedy, seed=seed)  # fmt: skip
 
     # --- serving --------------------------------------------------------------------------

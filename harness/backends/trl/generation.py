@@ -9,20 +9,22 @@ tokens and scored by the loop like any backend's.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 
 from harness.backends.trl.loading import LoadedModel, Placement
 from harness.backends.trl.settings import TrlSettings
 from harness.backends.trl.trainer import chat_kwargs
-from mapf_env import Instance, render_prompt
+from tasks import Task
 
 __all__ = ["generate_answers"]
 
 
 def generate_answers(
     loaded: LoadedModel,
-    instances: Sequence[Instance],
+    task: Task[Any, Any],
+    items: Sequence[Any],
     settings: TrlSettings,
     place: Placement,
     *,
@@ -30,14 +32,14 @@ def generate_answers(
     greedy: bool,
     seed: int,
 ) -> list[list[str]]:
-    """`samples` sampled answers per instance, in order; greedy: one each."""
+    """`samples` sampled answers to each of the task's `items`, in order; greedy: one each."""
     if greedy and samples != 1:
-        raise ValueError(f"greedy decoding gives one answer per instance, not {samples}")
+        raise ValueError(f"greedy decoding gives one answer per item, not {samples}")
     model, tokenizer = loaded.model, loaded.tokenizer
     n = samples
-    texts = [tokenizer.apply_chat_template(render_prompt(inst), add_generation_prompt=True,
+    texts = [tokenizer.apply_chat_template(task.prompt(item), add_generation_prompt=True,
                                            tokenize=False, **chat_kwargs(settings))
-             for inst in instances]  # fmt: skip
+             for item in items]  # fmt: skip
     tokenizer.padding_side = "left"
     answers: list[list[str]] = []
     model.eval()

@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from mapf_env import RewardConfig
-
 if TYPE_CHECKING:
     from harness.experiment import ExperimentConfig
 
@@ -136,15 +134,12 @@ class TrlSettings(BaseModel):
         600.0, gt=0.0, description="Seconds a server may take to load before it counts failed."
     )
 
-    # --- reward, checkpoints, logs ---------------------------------------------------------
-    reward: RewardConfig = Field(
-        default_factory=RewardConfig,
-        description="Coefficients of mapf_env's reward (as verl's section has them).",
-    )
+    # --- length, checkpoints, logs ---------------------------------------------------------
     length_unit: Literal["tokens", "characters"] = Field(
         "tokens",
-        description="How the reward's length term measures an answer: the tokenizer's count, "
-        "or characters / reward.chars_per_token, the verl backend's measure (verl passes no "
+        description="How a reward that pays for length measures an answer: the tokenizer's "
+        "count, or the task's own measure of the text (MAPF-FrozenLake's characters / "
+        "task_settings.reward.chars_per_token, the verl backend's measure: verl passes no "
         "count), so both backends pay alike for the same text.",
     )
     keep_all_rounds: bool = Field(

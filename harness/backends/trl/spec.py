@@ -78,7 +78,7 @@ def dry_run(
 
 SPEC = BackendSpec(
     name="trl",
-    tasks=("mapf-frozenlake",),  # its prompts and reward are MAPF-FrozenLake's
+    tasks=None,  # prompts, reward and judging come from the experiment's task
     description="GRPO with TRL's GRPOTrainer on a Hugging Face model, one GPU or a CPU; "
     "serves checkpoints with transformers serve",
     build=build,

@@ -1,8 +1,9 @@
 """TRL's `GRPOTrainer` for one round: its dataset, its arguments, nothing re-implemented.
 
-The dataset is conversational, as TRL expects: ``prompt`` holds the testbed's chat messages
-(`render_prompt`), ``instance`` the solved instance as JSON, which TRL hands to the reward with
-every answer. The arguments map the experiment's GRPO knobs and the ``trl:`` section one to one:
+The dataset is conversational, as TRL expects: ``prompt`` holds the task's chat messages
+(`Task.prompt`), ``item`` the row's index into the round's items, which TRL hands to the reward
+with every answer (`reward.RoundReward` holds the items themselves). The arguments map the
+experiment's GRPO knobs and the ``trl:`` section one to one:
 
     n (group size) -> num_generations        KL coefficient -> beta (KL in the loss)
     learning rate  -> learning_rate          constant       -> lr_scheduler_type
@@ -25,7 +26,7 @@ from harness.backends.trl.loading import LoadedModel, Placement
 from harness.backends.trl.reward import RoundReward
 from harness.backends.trl.settings import TrlSettings
 from harness.experiment import GRPOSettings
-from mapf_env import Instance, render_prompt
+from tasks import Task
 
 __all__ = ["chat_kwargs", "fitting_prompts", "grpo_trainer", "prompt_tokens"]
 
@@ -43,19 +44,18 @@ def prompt_tokens(tokenizer: Any, messages: list[dict[str, str]], settings: TrlS
 
 
 def fitting_prompts(
-    instances: Sequence[Instance], tokenizer: Any, settings: TrlSettings
-) -> tuple[list[Instance], int]:
-    """The instances whose prompts fit `max_prompt_length`, and how many did not."""
+    task: Task[Any, Any], items: Sequence[Any], tokenizer: Any, settings: TrlSettings
+) -> tuple[list[Any], int]:
+    """The items whose prompts fit `max_prompt_length`, and how many did not."""
     fitting = [
-        inst for inst in instances
-        if prompt_tokens(tokenizer, render_prompt(inst), settings) <= settings.max_prompt_length
+        item for item in items
+        if prompt_tokens(tokenizer, task.prompt(item), settings) <= settings.max_prompt_length
     ]  # fmt: skip
-    return fitting, len(instances) - len(fitting)
+    return fitting, len(items) - len(fitting)
 
 
 def grpo_trainer(
     loaded: LoadedModel,
-    instances: Sequence[Instance],
     reward: RoundReward,
     curves: TrainerCallback,
     settings: TrlSettings,
@@ -66,13 +66,13 @@ def grpo_trainer(
     seed: int,
     output_dir: Path,
 ) -> Any:
-    """A `GRPOTrainer` for one round on `instances`, ready to ``train()``."""
+    """A `GRPOTrainer` for one round on the reward's items, ready to ``train()``."""
     from datasets import Dataset
     from trl.trainer.grpo_config import GRPOConfig
     from trl.trainer.grpo_trainer import GRPOTrainer
 
-    rows = [{"prompt": render_prompt(inst), "instance": inst.model_dump_json()}
-            for inst in instances]  # fmt: skip
+    rows = [{"prompt": reward.task.prompt(item), "item": index}
+            for index, item in enumerate(reward.items)]  # fmt: skip
     micro_batches = settings.micro_batches(grpo.group_size)
     args = GRPOConfig(
         output_dir=str(output_dir),

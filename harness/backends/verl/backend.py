@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from designers import Endpoint, ServedModel
-from envdesign_common import atomic_write_bytes
+from envdesign_common import RunningValidRate, atomic_write_bytes
 from harness.backends.base import BackendOverhead, RoundTraining, require_solved
 from harness.backends.processes import Launch
 from harness.backends.servers import DesignServers, ModelServer, free_port
@@ -77,8 +77,9 @@ from harness.backends.verl.trainer_runs import TrainerRun, train_until_saved
 from harness.backends.verl.validation import PendingValidation, logged_seconds
 from harness.evaluate import experiment_suite
 from harness.experiment import ExperimentConfig
-from mapf_env import Instance, RunningValidRate, write_parquet
+from mapf_env import Instance, accuracy_weight, write_parquet
 from run_records import TrainStep, summarise
+from tasks.mapf_frozenlake import reward_config
 
 __all__ = ["STATE_FILE", "VerlBackend"]
 
@@ -292,10 +293,12 @@ class VerlBackend:
         self._expect_validation(inputs, plan)
         self.steps_done += plan.total_steps
         grpo = self.experiment.grpo
+        coefficients = reward_config(self.experiment.task_settings)
         summary = summarise(
             steps, epochs=epochs, samples=len(instances), group_size=grpo.group_size,
             learning_rate=grpo.learning_rate, kl_coef=grpo.kl_coef,
-            valid_rate=inputs.valid_rate, reward=self.settings.reward,
+            valid_rate=inputs.valid_rate,
+            accuracy_weight=accuracy_weight(inputs.valid_rate, coefficients),
         )  # fmt: skip
         return RoundTraining(
             steps=steps,

@@ -59,6 +59,7 @@ from harness.backends.verl.layout import (
 from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.target import VerlTarget, default_target
 from harness.backends.verl.versions import VerlLine
+from tasks.mapf_frozenlake import reward_config
 
 if TYPE_CHECKING:
     from harness.experiment import ExperimentConfig
@@ -175,7 +176,7 @@ def build_overrides(
         *_actor(experiment, settings, model, target),
         *_rollout(experiment, settings, target),
         ("critic.enable", False),
-        *_reward(settings, inputs, target.line),
+        *_reward(experiment, inputs, target.line),
         *_trainer(experiment, settings, inputs, plan),
     ]
     return [f"{key}={hydra_value(value)}" for key, value in pairs] + list(settings.extra_overrides)
@@ -259,14 +260,16 @@ def _rollout(experiment: ExperimentConfig, s: VerlSettings, t: VerlTarget) -> Pa
     ]
 
 
-def _reward(s: VerlSettings, inputs: RoundInputs, line: VerlLine) -> Pairs:
+def _reward(experiment: ExperimentConfig, inputs: RoundInputs, line: VerlLine) -> Pairs:
+    """The reward file, and the task's reward coefficients (``task_settings.reward``) as its
+    keywords."""
     section = REWARD_SECTION[line]
     pairs: Pairs = [
         (f"{section}.path", inputs.reward_path.absolute()),
         (f"{section}.name", REWARD_FUNCTION),
         (f"+{section}.reward_kwargs.valid_rate", inputs.valid_rate),
     ]
-    for name, value in s.reward.model_dump().items():
+    for name, value in reward_config(experiment.task_settings).model_dump().items():
         pairs.append((f"+{section}.reward_kwargs.{name}", value))
     return pairs
 

@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from mapf_env import RewardConfig
-
 if TYPE_CHECKING:
     from harness.experiment import ExperimentConfig
 
@@ -117,12 +115,6 @@ class VerlSettings(BaseModel):
     # --- sampling during training ----------------------------------------------------------
     temperature: float = Field(1.0, gt=0.0, description="Rollout sampling temperature.")
     top_p: float = Field(1.0, gt=0.0, le=1.0, description="Rollout nucleus sampling.")
-
-    # --- reward ----------------------------------------------------------------------------
-    reward: RewardConfig = Field(
-        default_factory=RewardConfig,
-        description="Coefficients of mapf_env's reward, passed to the reward function.",
-    )
 
     # --- evaluation and serving (vLLM, outside training) -----------------------------------
     eval_gpu_memory_utilization: float = Field(

@@ -52,6 +52,8 @@ def experiment(policy: Path) -> dict[str, object]:
             "micro_batch_size": 4,
             "eval_batch_size": 8,
             "length_unit": "characters",
+        },
+        "task_settings": {
             "reward": {
                 "length_gate": "any",
                 "budget_tokens": 24,

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import pytest
 
 from designers import Endpoint, create_designer
+from envdesign_common import RunningValidRate
 from envdesign_common.field_errors import ConfigError
 from harness.backends import Served, ServerUnavailable, serving
 from harness.backends.processes import Launch
@@ -21,12 +22,20 @@ from harness.backends.trl.curves import train_step
 from harness.backends.trl.footprint import disk_bytes, memory_plan
 from harness.backends.trl.loading import Placement
 from harness.backends.trl.retention import prune_rounds
-from harness.backends.trl.reward import VALID_METRIC, RoundReward
+from harness.backends.trl.reward import (
+    SCORE_METRIC,
+    TOKENS_METRIC,
+    VALID_METRIC,
+    WEIGHT_METRIC,
+    RoundReward,
+)
 from harness.backends.trl.serving import serve_argv
 from harness.backends.trl.settings import TrlSettings
 from harness.experiment import ExperimentConfig
 from harness.loop import design, shared_start
-from mapf_env import RewardConfig, RunningValidRate, load_suite, reference_answer, reward
+from mapf_env import RewardConfig, accuracy_weight, load_suite, reference_answer, reward
+from tasks.mapf_frozenlake import MapfFrozenLake, MapfSettings
+from tasks.reasoning_gym import ReasoningGym
 
 CPU = Placement(device="cpu", dtype="float32")
 
@@ -61,31 +70,54 @@ def test_the_cpu_learners_policy_and_precision_are_refused_in_one_line() -> None
 # --- reward and curves ------------------------------------------------------------------------
 
 
-def test_the_reward_is_mapf_envs_with_the_running_valid_rate_as_its_state() -> None:
-    items = load_suite("validation").items[:2]
-    truths = [item.instance.model_dump_json() for item in items]
-    solved = reference_answer(items[0].instance)
+def test_the_reward_is_the_tasks_with_the_running_valid_rate_as_its_state() -> None:
+    items = [item.instance for item in load_suite("validation").items[:2]]
+    solved = reference_answer(items[0])
     answers = [solved, "no plan"]
     ids = [[0] * 40, [0] * 7]
-    config = RewardConfig()
+    config = RewardConfig(w_min=0.4)
+    task = MapfFrozenLake(MapfSettings(reward=config))  # the coefficients are the task's
     running = RunningValidRate(alpha=0.5)
     logged: dict[str, float] = {}
-    got = RoundReward(config, running)(
+    got = RoundReward(task, items, running)(
         prompts=["p", "p"], completions=[[{"role": "assistant", "content": a}] for a in answers],
-        completion_ids=ids, instance=truths, log_metric=logged.__setitem__,
+        completion_ids=ids, item=[0, 1], log_metric=logged.__setitem__,
     )  # fmt: skip
-    want = [reward(items[0].instance, solved, config, 0.0, n_tokens=40).total,
-            reward(items[1].instance, "no plan", config, 0.0, n_tokens=7).total]  # fmt: skip
+    want = [reward(items[0], solved, config, 0.0, n_tokens=40).total,
+            reward(items[1], "no plan", config, 0.0, n_tokens=7).total]  # fmt: skip
     assert got == want and got[0] > got[1]
     assert logged[VALID_METRIC] == 0.5 and running.value == 0.25  # folded in after scoring
-    again = RoundReward(config, running)(prompts=["p"], completions=[solved], completion_ids=[[0]],
-                                         instance=truths[:1])  # fmt: skip
-    assert again[0] == reward(items[0].instance, solved, config, 0.25, n_tokens=1).total
+    assert logged["task/optimal_rate/soc"] == logged["task/optimal_rate/makespan"] == 0.5
+    assert (logged[TOKENS_METRIC], logged[WEIGHT_METRIC]) == (23.5, accuracy_weight(0.0, config))
+    again = RoundReward(task, items, running)(prompts=["p"], completions=[solved],
+                                              completion_ids=[[0]], item=[0])  # fmt: skip
+    assert again[0] == reward(items[0], solved, config, 0.25, n_tokens=1).total
+    rate = running.value  # 0.625: the valid answer folded in
+    chars = RoundReward(task, items, running, count_tokens=False)(
+        prompts=["p"], completions=[solved], completion_ids=[[0]], item=[0])  # fmt: skip
+    assert chars[0] == reward(items[0], solved, config, rate).total  # measured by its text
+
+
+def test_the_reward_of_another_task_is_its_own_score(reasoning_gym_task: ReasoningGym) -> None:
+    task = reasoning_gym_task
+    items = [it.item for it in task.suite(task.validation_suite).items[:3]]
+    right = task.reference_answer(items[1])
+    assert right is not None
+    logged: dict[str, float] = {}
+    answers = ["", right, "<answer>?</answer>"]
+    got = RoundReward(task, items, RunningValidRate())(
+        prompts=["p"] * 3, completions=answers,
+        completion_ids=[[0], [0, 0], [0]], item=[0, 1, 2], log_metric=logged.__setitem__,
+    )  # fmt: skip
+    assert got == [task.judge(it, a).score for it, a in zip(items, answers, strict=True)]
+    assert got[1] == 1.0 and logged[VALID_METRIC] >= 1 / 3 and logged[WEIGHT_METRIC] == 1.0
+    assert logged[SCORE_METRIC] == sum(got) / 3
+    assert not any(key.startswith("task/optimal_rate") for key in logged)  # it has no optima
 
 
 def test_a_trl_log_is_one_step_and_the_end_of_training_is_none() -> None:
     logs = {"reward": 0.4, "kl": 0.01, "policy_loss": -0.2, VALID_METRIC: 0.5,
-            "mapf/answer_tokens": 31.0, "loss": 0.3}  # fmt: skip
+            TOKENS_METRIC: 31.0, "loss": 0.3}  # fmt: skip
     step = train_step(logs, step=7, epoch=1, seconds=2.5)
     assert step is not None
     assert (step.step, step.reward, step.kl, step.loss, step.valid_rate) == (

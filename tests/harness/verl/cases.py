@@ -12,6 +12,7 @@ from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.target import VerlTarget, resolve_target
 from harness.experiment import ExperimentConfig
 from mapf_env import Instance, RewardConfig, read_records, write_parquet
+from tasks.mapf_frozenlake import MapfSettings
 
 REPO = Path(__file__).resolve().parents[3]
 GOLDEN = REPO / "tests" / "golden" / "responses"
@@ -90,8 +91,10 @@ def round_config(
         valid_rate=VALID_RATE,
         **start,
     )
-    settings = VerlSettings(reward=REWARD, extra_overrides=extra)
-    return compose_verl(build_overrides(paper, settings, inputs, target=installed_target(settings)))
+    settings = VerlSettings(extra_overrides=extra)
+    rewarded = paper.model_copy(update={"task_settings": MapfSettings(reward=REWARD)})
+    overrides = build_overrides(rewarded, settings, inputs, target=installed_target(settings))
+    return compose_verl(overrides)
 
 
 def reward_batch(cases: list[tuple[str, Instance, str]], tokenizer: Any, tmp_path: Path) -> Any:

@@ -35,6 +35,7 @@ from harness.backends.verl.settings import verl_section
 from harness.backends.verl.target import VerlTarget, resolve_target
 from harness.experiment import ExperimentConfig
 from mapf_env import Instance, RewardConfig, reward
+from tasks.mapf_frozenlake import MapfSettings
 from tests.harness.verl.cases import PAPER_PRESET, golden_cases
 
 CASES = golden_cases()
@@ -192,8 +193,9 @@ def test_paper_recipe_lands_in_verls_keys(paper: ExperimentConfig, tmp_path: Pat
 
 
 def test_every_reward_setting_is_passed(paper: ExperimentConfig, tmp_path: Path) -> None:
-    settings = VerlSettings(reward=RewardConfig(gap_coef=0.0, length_gate="valid"))
-    got = as_dict(build_overrides(paper, settings, inputs(tmp_path)))
+    reward = RewardConfig(gap_coef=0.0, length_gate="valid")
+    rewarded = paper.model_copy(update={"task_settings": MapfSettings(reward=reward)})
+    got = as_dict(build_overrides(rewarded, VerlSettings(), inputs(tmp_path)))
     prefix = "+custom_reward_function.reward_kwargs."
     passed = {k.removeprefix(prefix): v for k, v in got.items() if k.startswith(prefix)}
     assert set(passed) == {"valid_rate", *RewardConfig.model_fields}
