@@ -81,6 +81,7 @@ import torch
 from bench_console import bench_console
 from rich.table import Table
 
+from envdesign_common import RunningValidRate
 from harness.backends.trl import backend as trl_backend_module
 from harness.backends.trl.backend import TrlBackend
 from harness.backends.trl.loading import LoadedModel, Placement, placement
@@ -202,15 +203,15 @@ def harness_trainer_arguments(
         return kwargs
 
     stand_in = LoadedModel(source="", model=None, tokenizer=None)
-    unused: Any = None  # the reward and the curves: only handed on to GRPOTrainer
+    reward = RoundReward(experiment.task_object, instances, RunningValidRate())
+    unused: Any = None  # the curves: only handed on to GRPOTrainer
     with (
         mock.patch.object(config_module, "GRPOConfig", keywords),
         mock.patch.object(trainer_module, "GRPOTrainer", keywords),
     ):
         built = grpo_trainer(
             stand_in,
-            instances,
-            unused,
+            reward,
             unused,
             experiment.settings_of(TrlSettings),
             experiment.grpo,

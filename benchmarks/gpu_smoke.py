@@ -600,6 +600,8 @@ def trl_experiment(policy: Path, device: str, answer_tokens: int) -> dict[str, A
             "micro_batch_size": PROMPTS * GROUP_SIZE,
             "eval_batch_size": 8,
             "serve_timeout_s": 300.0,
+        },
+        "task_settings": {
             "reward": {"length_gate": "any", "budget_tokens": 8, "zero_multiple": 4},
         },
     }

@@ -29,13 +29,23 @@ def dry_run(
     runs = [round_zero(experiment, root, job, serves_models=spec.serves_models)
             for job in plan(experiment)]  # fmt: skip
     if spec.dry_run is not None:
-        return spec.dry_run(experiment, runs, concurrent=concurrent, ray_address=ray_address)
+        planned = spec.dry_run(experiment, runs, concurrent=concurrent, ray_address=ray_address)
+        return task_line(experiment) + planned
     lines = [
+        task_line(experiment).rstrip("\n"),
         f"# dry run of {experiment.name!r}: backend {experiment.backend} trains inside the "
         "harness process; it launches no commands. Runs:",
         *(f"{run.designer} / seed {run.seed}" for run in runs),
     ]
     return "\n".join(lines) + "\n"
+
+
+def task_line(experiment: ExperimentConfig) -> str:
+    """What every run is trained and judged on, first: the task's id, and its suites."""
+    task = experiment.task_object
+    benchmarks = ", ".join(experiment.benchmarks) or "none"
+    return (f"# task {task.id}; suite after every round: {experiment.validation or 'none'}; "
+            f"at the end: {benchmarks}\n")  # fmt: skip
 
 
 def round_zero(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from run_records import RoundResult, TrainStep
+from tasks import ReportRates
 
 Phase = Literal["generate", "train", "evaluate", "design", "benchmark", "done"]
 ROUND_PHASES: tuple[Phase, ...] = ("generate", "train", "evaluate", "design")
@@ -33,8 +34,9 @@ class RunObserver(Protocol):
         """One optimiser step of round `n` finished."""
         ...
 
-    def round_done(self, result: RoundResult) -> None:
-        """Round `result.round` is finished and on disk."""
+    def round_done(self, result: RoundResult, rates: ReportRates) -> None:
+        """Round `result.round` is finished and on disk; `rates` are its validation's, as the
+        task reads its report (`Task.rates`)."""
         ...
 
     def close(self) -> None:
@@ -56,9 +58,9 @@ class Observers:
         for o in self.observers:
             o.step(n, step)
 
-    def round_done(self, result: RoundResult) -> None:
+    def round_done(self, result: RoundResult, rates: ReportRates) -> None:
         for o in self.observers:
-            o.round_done(result)
+            o.round_done(result, rates)
 
     def close(self) -> None:
         for o in self.observers:
@@ -78,7 +80,7 @@ class CurveFile:
         with self.curves(n).open("a", encoding="utf-8") as f:
             f.write(step.model_dump_json() + "\n")
 
-    def round_done(self, result: RoundResult) -> None:
+    def round_done(self, result: RoundResult, rates: ReportRates) -> None:
         pass
 
     def close(self) -> None:
@@ -117,7 +119,7 @@ class PhaseClock:
     def step(self, n: int, step: TrainStep) -> None:
         pass
 
-    def round_done(self, result: RoundResult) -> None:
+    def round_done(self, result: RoundResult, rates: ReportRates) -> None:
         pass
 
     def close(self) -> None:
@@ -129,7 +131,9 @@ class RunEvent:
     """One progress report of one run, small and picklable.
 
     `valid_rate` is the step's rollout valid rate for `step` events and the validation valid
-    rate for `round` events; `epoch`/`epochs` place a step within its round; a `round` event's
+    rate for `round` events, whose `score` is the validation's mean score and `optimal` its
+    rate optimal in each of the task's senses (`tasks.Rates.optimal`, in order, None where
+    unknown); `epoch`/`epochs` place a step within its round; a `round` event's
     `design_failure` says why the round's design step could not design (None when it did).
     """
 
@@ -140,13 +144,13 @@ class RunEvent:
     round: int
     rounds: int
     valid_rate: float | None = None
-    optimal_rate: float | None = None
-    optimal_makespan_rate: float | None = None
+    score: float | None = None
+    optimal: tuple[tuple[str, float | None], ...] = ()
     epoch: int | None = None
     design_failure: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: v for k, v in asdict(self).items() if v is not None and v != ()}
 
 
 class EventSender:
@@ -165,13 +169,12 @@ class EventSender:
     def step(self, n: int, step: TrainStep) -> None:
         self._event("step", "train", n, valid_rate=step.valid_rate, epoch=step.epoch)
 
-    def round_done(self, result: RoundResult) -> None:
-        overall, proposal = result.validation.overall, result.proposal
+    def round_done(self, result: RoundResult, rates: ReportRates) -> None:
+        overall, proposal = rates.overall, result.proposal
         failed = proposal is not None and proposal.design_failed
         failure = proposal.failure_reason if proposal is not None and failed else None
         self._event("round", "design", result.round, valid_rate=overall.valid_rate,
-                    optimal_rate=overall.optimal_rate,
-                    optimal_makespan_rate=overall.optimal_makespan_rate,
+                    score=overall.score, optimal=tuple(overall.optimal.items()),
                     design_failure=failure)  # fmt: skip
 
     def close(self) -> None:

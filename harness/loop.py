@@ -125,7 +125,7 @@ def run_designer(
                               experiment.design_deadline(designer_name))  # fmt: skip
             result = result.model_copy(update={"proposal": proposal})
         result = run.finish_round(accounted(result, clock, backend, training))
-        watch.round_done(result)
+        watch.round_done(result, task.rates(result.validation))
         rounds.append(result)
         config = result.proposal.config if result.proposal is not None else config
     watch.phase("benchmark", experiment.rounds)

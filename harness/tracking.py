@@ -20,10 +20,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.events import Phase, RunObserver
-from mapf_env.export import DATA_SOURCE
-from mapf_env.instance import size_name
-from mapf_env.report import RateCounts
 from run_records import RoundResult, TrainStep, safe_name
+from tasks import DEFAULT_TASK, Rates, ReportRates, family_of
 
 
 class LoggerUnavailable(RuntimeError):
@@ -43,28 +41,29 @@ def step_metrics(step: TrainStep, n: int) -> dict[str, float]:
     }
 
 
-def round_metrics(result: RoundResult) -> dict[str, float]:
-    """A finished round's validation report (greedy: `mean@1`), overall and per map size."""
-    report, prefix = result.validation, f"val-core/{DATA_SOURCE}"
-    data = {
-        f"{prefix}/valid_rate/mean@1": report.overall.valid_rate,
-        f"{prefix}/optimal_rate/mean@1": report.overall.optimal_rate,
-        "timing_s/train_round": result.train_seconds,
-    }
-    data.update(_both_optima(f"{prefix}/{{}}/mean@1", report.overall))
-    for size, counts in report.per_size.items():
-        data[f"val-aux/{DATA_SOURCE}/{size_name(size)}/valid_rate"] = counts.valid_rate
-        data[f"val-aux/{DATA_SOURCE}/{size_name(size)}/optimal_rate"] = counts.optimal_rate
-        data.update(_both_optima(f"val-aux/{DATA_SOURCE}/{size_name(size)}/{{}}", counts))
+def round_metrics(result: RoundResult, rates: ReportRates, source: str) -> dict[str, float]:
+    """A finished round's validation rates (greedy: `mean@1`), overall and per value of the
+    task's first cut (MAPF-FrozenLake: map size), under data source `source`."""
+    prefix = f"val-core/{source}"
+    data = {"timing_s/train_round": result.train_seconds}
+    data.update(_rates(f"{prefix}/{{}}/mean@1", rates.overall))
+    for value, group in rates.by_first_cut.items():
+        data.update(_rates(f"val-aux/{source}/{value}/{{}}", group))
     return data
 
 
-def _both_optima(key: str, counts: RateCounts) -> dict[str, float]:
-    """The SOC- and makespan-optimal rates where the validation set carries both minima
-    (`optimal_rate` is the answer key's own objective, as the reward pays it)."""
-    rates = {"optimal_soc_rate": counts.optimal_soc_rate,
-             "optimal_makespan_rate": counts.optimal_makespan_rate}  # fmt: skip
-    return {key.format(name): rate for name, rate in rates.items() if rate is not None}
+def _rates(key: str, rates: Rates) -> dict[str, float]:
+    """Valid rate, mean score and each optimal rate the validation set carries minima for."""
+    named = {"valid_rate": rates.valid_rate, "score": rates.score}
+    named.update({f"optimal_{kind.lower()}_rate": rate for kind, rate in rates.optimal.items()
+                  if rate is not None})  # fmt: skip
+    return {key.format(name): rate for name, rate in named.items()}
+
+
+def data_source(task_id: str) -> str:
+    """The data source verl would name the task's rows with: its family, in snake case
+    (``mapf-frozenlake-v2`` -> ``mapf_frozenlake``)."""
+    return family_of(task_id)[0].replace("-", "_")
 
 
 class Writer(Protocol):
@@ -80,8 +79,9 @@ class Tracker:
     verl logs `val-core/...` at the step after which it validated.
     """
 
-    def __init__(self, writer: Writer) -> None:
+    def __init__(self, writer: Writer, source: str) -> None:
         self.writer = writer
+        self.source = source
         self.last_step = 0
 
     def phase(self, name: Phase, n: int) -> None:
@@ -91,8 +91,8 @@ class Tracker:
         self.last_step = step.step
         self.writer.log(step_metrics(step, n), step.step)
 
-    def round_done(self, result: RoundResult) -> None:
-        self.writer.log(round_metrics(result), self.last_step)
+    def round_done(self, result: RoundResult, rates: ReportRates) -> None:
+        self.writer.log(round_metrics(result, rates, self.source), self.last_step)
 
     def close(self) -> None:
         self.writer.close()
@@ -175,13 +175,14 @@ def make_trackers(
 ) -> list[RunObserver]:
     """Observers for the asked-for loggers of one run (an unknown name is a clear error)."""
     check_loggers(names)
+    source = data_source(str(config.get("task") or DEFAULT_TASK))
     trackers: list[RunObserver] = []
     for name in dict.fromkeys(names):
         if name == "tensorboard":
-            trackers.append(Tracker(TensorBoardWriter(run_path / "tensorboard")))
+            trackers.append(Tracker(TensorBoardWriter(run_path / "tensorboard"), source))
         elif name == "wandb":
             run_name = f"{designer}-seed{seed}"
             run_id = safe_name(f"{project}--{run_name}")[:64]
             writer = WandbWriter(project, run_name, run_id, run_path, config)
-            trackers.append(Tracker(writer))
+            trackers.append(Tracker(writer, source))
     return trackers

@@ -163,7 +163,7 @@ def _run(experiment: ExperimentConfig, where: Where) -> None:
             for (job, _), line in zip(err.failures, lines, strict=True):
                 print(json.dumps({"designer": job.designer, "seed": job.seed, "failed": line}))
         elif err.records:
-            console.print(comparison(list(err.records)))
+            console.print(comparison(list(err.records), experiment.task_object))
         if all(isinstance(e, USER_ERRORS) for _, e in err.failures):
             raise fail_lines(str(err).splitlines()) from None
         for _, failure in err.failures:
@@ -174,7 +174,7 @@ def _run(experiment: ExperimentConfig, where: Where) -> None:
     if where.as_json:
         _json_results(records, where.out)
     else:
-        console.print(comparison(records))
+        console.print(comparison(records, experiment.task_object))
         console.print(f"runs written under {experiment_dir(where.out, experiment)}/",
                       markup=False, highlight=False, soft_wrap=True)  # fmt: skip
     never = undesigned(records, where.options.allow_design_failures)

@@ -10,7 +10,7 @@ loads, optimiser steps, evaluation, the design step (serving included) and the r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,17 +18,18 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
+from envdesign_common import ConfigError
 from harness_cli.common import fail
+from harness_cli.comparison import rate_labels, rate_values
 from harness_cli.help_pages import App
 from harness_cli.progress.comparison import percent
-from mapf_env import SIZES
+from mapf_env import SIZES, EnvConfig
 from mapf_env.instance import size_name
 from run_records import (
     OVERHEAD_SHARES,
     RESULT_FILE,
     ROUND_FILE,
     RUN_FILE,
-    SUM_HEADER,
     ResultRecord,
     RoundResult,
     RoundTimings,
@@ -38,11 +39,12 @@ from run_records import (
     read_failure,
     read_result,
     read_stamp,
+    recorded_task,
     round_error,
     run_records_of,
     run_status,
-    size_mean,
 )
+from tasks import Task, TaskLoadError, UnknownTask
 
 app = App(help="List and inspect run directories.", no_args_is_help=True)
 console = Console()
@@ -76,15 +78,19 @@ def show_cmd(run: Annotated[Path, typer.Argument(help="A run directory.")]) -> N
     if not (run / RUN_FILE).is_file():
         raise fail(f"{run} is not a run directory (no {RUN_FILE})")
     try:
-        total = read_stamp(run).rounds
+        stamp = read_stamp(run)
+        task = recorded_task(stamp.experiment.as_dict())
         record = read_result(run) if (run / RESULT_FILE).exists() else None
         failure = read_failure(run)
-    except RunFileError as err:
+    except (RunFileError, UnknownTask, TaskLoadError, ConfigError) as err:
         raise fail(str(err)) from None
+    total = stamp.rounds
     rounds = list(record.rounds) if record is not None else _finished_rounds(run)
-    console.print(_rounds_table(run, rounds, total))
+    console.print(_rounds_table(run, rounds, total, task))
     for table in _config_tables(rounds, total) if rounds else []:
         console.print(table)
+    for line in _config_lines(rounds, total, task):
+        console.print(escape(line), soft_wrap=True)
     timed = [(r, r.timings) for r in rounds if r.timings is not None]
     if timed:
         console.print(_overhead_table(timed, total))
@@ -95,7 +101,7 @@ def show_cmd(run: Annotated[Path, typer.Argument(help="A run directory.")]) -> N
     if failure is not None and record is None:
         console.print(f"[red]failed:[/] {escape(failure.reason())}", soft_wrap=True)
     if record is not None:
-        console.print(_final_table(record))
+        console.print(_final_table(record, task))
 
 
 def _finished_rounds(run: Path) -> list[RoundResult]:
@@ -129,19 +135,23 @@ def _round_label(r: RoundResult, total: int | None) -> str:
     return f"{r.round + 1}/{total if total is not None else '?'}"
 
 
-def _rounds_table(run: Path, rounds: list[RoundResult], total: int | None) -> Table:
-    """Each round's validation rates, training seconds, designer and projection notes; the
-    long headers on two lines, so that a designer entry such as `gpt@V6+details` fits 80
-    columns whole (a longer one folds, never cut)."""
+def _rounds_table(run: Path, rounds: list[RoundResult], total: int | None,
+                  task: Task[Any, Any]) -> Table:  # fmt: skip
+    """Each round's validation rates (as the task reads its report), training seconds,
+    designer and projection notes; the long headers on two lines, so that a designer entry
+    such as `gpt@V6+details` fits 80 columns whole (a longer one folds, never cut)."""
     table = Table(title=f"{escape(str(run))}: rounds (validation, greedy)")
-    columns = ("round", "valid", "opt.\nmakespan", "opt. SOC", "train s", "designer",
-               "projection\nnotes")  # fmt: skip
+    rates = [task.rates(r.validation).overall for r in rounds]
+    labels = rate_labels(rates[0]) if rates else ("valid",)
+    columns = ("round", *(label.replace(" ", "\n", 1) if len(label) > 8 else label
+                          for label in labels),
+               "train s", "designer", "projection\nnotes")  # fmt: skip
     for name in columns:
         table.add_column(name, justify="right", overflow="fold")
-    for r in rounds:
-        overall, proposal = r.validation.overall, r.proposal
-        table.add_row(_round_label(r, total), percent(overall.valid_rate),
-                      percent(overall.optimal_makespan_rate), percent(overall.optimal_soc_rate),
+    for r, read in zip(rounds, rates, strict=True):
+        proposal = r.proposal
+        values = rate_values(read) or ()
+        table.add_row(_round_label(r, total), *(percent(v) for v in values),
                       f"{r.train_seconds:.1f}",
                       escape(proposal.designer) if proposal else "-",
                       str(len(proposal.notes)) if proposal else "-")  # fmt: skip
@@ -154,9 +164,12 @@ CONFIG_FIELDS = (("ratio", "share of samples"), ("hole_ratio", "hole ratio"),
 
 
 def _config_tables(rounds: list[RoundResult], total: int | None) -> list[Table]:
-    """Each round's training configuration, a table per field (share of samples, holes,
-    waits): rounds down, sizes across, percentages without a `%` in the cells, so that eight
-    sizes fit 80 columns with no cell cut."""
+    """Each round's MAPF-FrozenLake configuration, a table per field (share of samples,
+    holes, waits): rounds down, sizes across, percentages without a `%` in the cells, so that
+    eight sizes fit 80 columns with no cell cut. None for another task's configurations
+    (`_config_lines`)."""
+    if not all(isinstance(r.config, EnvConfig) for r in rounds):
+        return []
     tables = []
     for field, what in CONFIG_FIELDS:
         table = Table(title=f"Configuration each round trained on: {what} per size (%)")
@@ -168,6 +181,18 @@ def _config_tables(rounds: list[RoundResult], total: int | None) -> list[Table]:
                           *(pct(getattr(r.config.sizes[s], field)) for s in SIZES))  # fmt: skip
         tables.append(table)
     return tables
+
+
+def _config_lines(rounds: list[RoundResult], total: int | None, task: Task[Any, Any]) -> list[str]:
+    """Each round's configuration as the task describes it to a designer, where no table
+    lays it out (`_config_tables`)."""
+    if all(isinstance(r.config, EnvConfig) for r in rounds):
+        return []
+    lines = ["Configuration each round trained on:"]
+    for r in rounds:
+        lines.append(f"round {_round_label(r, total)}:")
+        lines += [f"  {line}" for line in task.describe_config(r.config).splitlines()]
+    return lines
 
 
 LOAD_NAMES = {"training": "train", "evaluation": "eval", "serving-policy": "serve policy",
@@ -213,11 +238,15 @@ def _describe_target(target: dict[str, object]) -> str:
         return ", ".join(f"{key} {value}" for key, value in target.items())
 
 
-def _final_table(record: ResultRecord) -> Table:
-    final = Table(title=f"Benchmarks: {SUM_HEADER} Sum (%), greedy and best-of-n")
+def _final_table(record: ResultRecord, task: Task[Any, Any]) -> Table:
+    sums = {name: (task.suite_rates(result).sum(), task.suite_rates(result, best_of=True).sum())
+            for name, result in record.suites.items()}  # fmt: skip
+    first = next(iter(sums.values()), None)
+    labels = " / ".join(rate_labels(first[0])) if first else "valid"
+    final = Table(title=f"Benchmarks: {labels} Sum (%), greedy and best-of-n")
     for name in ("suite", "greedy", f"best of {record.experiment.best_of}"):
         final.add_column(name, justify="right")
-    for name, result in record.suites.items():
-        final.add_row(name, size_mean(result).text(pct),
-                      size_mean(result, best_of=True).text(pct))  # fmt: skip
+    for name, (greedy, best) in sums.items():
+        final.add_row(name, *(" / ".join(pct(v) for v in rate_values(r) or ())
+                              for r in (greedy, best)))  # fmt: skip
     return final

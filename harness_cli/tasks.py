@@ -84,7 +84,8 @@ def show_cmd(
             settings.add_row(name, shorten(json.dumps(defaults[name])), field.description or "")
         console.print(settings)
     knobs = Table(title="knobs a designer may turn")
-    for column in ("path", "bounds", "what"):
+    knobs.add_column("path", no_wrap=True)  # a designer writes it: never cut
+    for column in ("bounds", "what"):
         knobs.add_column(column)
     for knob in made.knobs():
         kind = "integer" if knob.integer else "share, renormalised" if knob.share else "number"

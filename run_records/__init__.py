@@ -26,7 +26,7 @@ from run_records.answers import (
 )
 from run_records.config_diff import first_difference
 from run_records.design_tally import DesignTally, tally_design_steps
-from run_records.headline import SUM_HEADER, SuiteSum, mean_sum, pct, size_mean
+from run_records.headline import SUM_HEADER, SuiteSum, pct, size_mean
 from run_records.machine import (
     PINNED,
     MachineRecord,
@@ -137,7 +137,6 @@ __all__ = [
     "describe_machine",
     "encode_answers",
     "first_difference",
-    "mean_sum",
     "native_bf16",
     "one_line",
     "over_rounds",

@@ -53,15 +53,6 @@ def _known_mean(rates: Sequence[float | None]) -> float | None:
     return mean(known) if len(known) == len(rates) else None
 
 
-def mean_sum(sums: Sequence[SuiteSum]) -> SuiteSum:
-    """The mean over seeds of each rate; unknown when any seed's is."""
-    return SuiteSum(
-        mean(s.valid for s in sums),
-        _known_mean([s.optimal_makespan for s in sums]),
-        _known_mean([s.optimal_soc for s in sums]),
-    )
-
-
 def pct(rate: float | None) -> str:
     """A fraction as a percentage with one decimal; 'n/a' when unknown."""
     return "n/a" if rate is None else f"{100 * rate:.1f}"

@@ -10,7 +10,20 @@ else does; `mapf_frozenlake` is the first task, and an experiment's unless it na
 (`DEFAULT_TASK`).
 """
 
-from tasks.base import Generated, Judgement, Knob, Projected, Suite, SuiteItem, Task, TaskSpec
+from tasks.base import (
+    Generated,
+    Judgement,
+    Knob,
+    Projected,
+    Rates,
+    ReportRates,
+    Suite,
+    SuiteItem,
+    Task,
+    TaskSpec,
+    blank_rates,
+    mean_rates,
+)
 from tasks.conformance import HOSTILE_ANSWERS, TaskConformanceError, check_task
 from tasks.mapf_frozenlake import TASK_ID as DEFAULT_TASK
 from tasks.records import (
@@ -52,6 +65,8 @@ __all__ = [
     "Judgement",
     "Knob",
     "Projected",
+    "Rates",
+    "ReportRates",
     "Suite",
     "SuiteItem",
     "Task",
@@ -59,12 +74,14 @@ __all__ = [
     "TaskLoadError",
     "TaskSpec",
     "UnknownTask",
+    "blank_rates",
     "cached_task",
     "check_task",
     "create_task",
     "describe_tasks",
     "family_of",
     "fold",
+    "mean_rates",
     "resolve_task_id",
     "score_suite",
     "serves",

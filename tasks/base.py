@@ -15,8 +15,9 @@ task's own pydantic models, so records store and validate them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from math import fsum
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
@@ -28,10 +29,14 @@ __all__ = [
     "Judgement",
     "Knob",
     "Projected",
+    "Rates",
+    "ReportRates",
     "Suite",
     "SuiteItem",
     "Task",
     "TaskSpec",
+    "blank_rates",
+    "mean_rates",
     "missing_members",
 ]
 
@@ -88,6 +93,62 @@ class Judgement:
     failure: str | None
     optimal: Mapping[str, bool | None] = field(default_factory=dict)
     detail: str = ""
+
+
+@dataclass(frozen=True)
+class Rates:
+    """A group of answers in the numbers every summary shows alike (progress lines, `runs
+    show`, the comparison table, training logs): how many, the share valid, the mean score,
+    and the share optimal in each of the task's senses -- named as summaries show them
+    (``opt. <name>``; the task's `optimal_kinds`, cased as the task writes them) and in the
+    order a reader should see them (MAPF-FrozenLake: makespan, the paper's, then SOC), None
+    where the items lacked that optimum, so no other rate ever stands in for it."""
+
+    n: int
+    valid_rate: float
+    score: float
+    optimal: Mapping[str, float | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReportRates:
+    """A report's rates overall and per value of the task's first cut (MAPF: map size), in
+    the task's order of values."""
+
+    overall: Rates
+    by_first_cut: Mapping[str, Rates] = field(default_factory=dict)
+
+    def sum(self) -> Rates:
+        """The paper's "Sum": the mean over the first cut's values of each rate, so every value
+        weighs alike whatever its count (unknown where any value's is; nothing counted: zero,
+        with every optimum unknown)."""
+        groups = list(self.by_first_cut.values())
+        return mean_rates(groups) if groups else blank_rates(self.overall.optimal)
+
+
+def blank_rates(kinds: Iterable[str]) -> Rates:
+    """No answers: rates of zero, each optimum unknown."""
+    return Rates(n=0, valid_rate=0.0, score=0.0, optimal=dict.fromkeys(kinds))
+
+
+def mean_rates(groups: Sequence[Rates]) -> Rates:
+    """The mean of each rate over `groups` (non-empty; e.g. seeds, or a cut's values); an
+    optimum is unknown where any group's is."""
+    if not groups:
+        raise ValueError("mean_rates needs at least one group")
+
+    kinds = list(groups[0].optimal)
+    return Rates(
+        n=sum(g.n for g in groups),
+        valid_rate=fsum(g.valid_rate for g in groups) / len(groups),
+        score=fsum(g.score for g in groups) / len(groups),
+        optimal={k: _known_mean([g.optimal.get(k) for g in groups]) for k in kinds},
+    )
+
+
+def _known_mean(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return fsum(known) / len(known) if len(known) == len(values) else None
 
 
 @dataclass(frozen=True)
@@ -204,6 +265,16 @@ class Task(Protocol[ConfigT, ItemT]):
         """A `result_model` of `suite` (whole or a stratified subset) from one greedy answer
         and `best_of` samples per item: its verdicts, each with its cut values, and their
         reports. Records store it; re-scoring the stored answers must give it again."""
+        ...
+
+    def rates(self, report: BaseModel) -> ReportRates:
+        """A `report_model`'s greedy rates, overall and per value of the first cut: what
+        progress lines, `runs show` and training logs show of a round's validation."""
+        ...
+
+    def suite_rates(self, result: BaseModel, *, best_of: bool = False) -> ReportRates:
+        """A `result_model`'s rates (greedy, or best-of-n), overall and per value of the first
+        cut; their `sum()` is the suite's headline in the comparison table."""
         ...
 
     def reward(

@@ -24,7 +24,8 @@ with its fix (`TaskConformanceError`):
 - ``suites``: every suite loads, its items carry every cut, and its content matches its
   checksum;
 - ``records``: the validation report and a suite's result are the task's declared models and
-  read back from their JSON equal (run records store them, resume and boards read them back);
+  read back from their JSON equal (run records store them, resume and boards read them back),
+  and their rates (`rates`, `suite_rates`) count every answer, within [0, 1];
 - ``describe``: the configuration and statistics render to non-empty text;
 - ``config_yaml``: the configuration's YAML reads back to the same configuration.
 """
@@ -373,3 +374,23 @@ def _records(task: Task[Any, Any], suite: Suite[Any]) -> Iterator[ConformancePro
             continue
         if not isinstance(value, model) or same != value:
             yield _problem("records", f"{what} gave {type(value).__name__}", fix)
+            continue
+        yield from _rates(task, what, value, len(answers))
+
+
+def _rates(task: Task[Any, Any], what: str, value: Any, n: int) -> Iterator[ConformanceProblem]:
+    """The summaries' rates of a report or suite result: they count every answer, lie in
+    [0, 1], and name the task's optimal kinds."""
+    fix = f"read the {what} model's counts into Rates (tasks.CutRecords has rates for CutReport)"
+    try:
+        read = task.rates(value) if what == "report" else task.suite_rates(value)
+    except Exception as err:
+        yield _crash("records", err, fix)
+        return
+    overall = read.overall
+    shares = [overall.valid_rate, overall.score, *(v for v in overall.optimal.values() if v)]
+    if overall.n != n or not all(0.0 <= r <= 1.0 for r in shares):
+        yield _problem("records", f"{what}'s rates are {overall}, for {n} answers", fix)
+    elif {k.lower() for k in overall.optimal} != {k.lower() for k in task.optimal_kinds}:
+        yield _problem("records", f"{what}'s rates name optima {sorted(overall.optimal)}",
+                       f"name the task's optimal_kinds {list(task.optimal_kinds)}")  # fmt: skip

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from envdesign_common.yaml_text import dump_yaml
-from tasks.base import Judgement, Suite, SuiteItem
+from tasks.base import Judgement, Rates, ReportRates, Suite, SuiteItem
 
 __all__ = [
     "CutCounts",
@@ -197,9 +197,9 @@ def _best(task: Judging, item: SuiteItem[Any], answers: Sequence[str]) -> Judgem
 
 class CutRecords:
     """The record side of a task with nothing special to keep, to inherit: `report_model`,
-    `result_model`, `report`, `score_suite` (all of this module's), and `config_yaml` (every
-    field of the configuration, as YAML). The class it is mixed into gives the rest of the
-    `Task` protocol, its cuts, taxonomy and judge included."""
+    `result_model`, `report`, `score_suite`, `rates` and `suite_rates` (all of this module's),
+    and `config_yaml` (every field of the configuration, as YAML). The class it is mixed
+    into gives the rest of the `Task` protocol, its cuts, taxonomy and judge included."""
 
     report_model: type[BaseModel] = CutReport
     result_model: type[BaseModel] = CutSuiteResult
@@ -217,5 +217,26 @@ class CutRecords:
     ) -> CutSuiteResult:
         return score_suite(self, suite, greedy, sampled, best_of)
 
+    def rates(self: Judging, report: BaseModel) -> ReportRates:
+        return report_rates(self, CutReport.model_validate(report))
+
+    def suite_rates(self: Judging, result: BaseModel, *, best_of: bool = False) -> ReportRates:
+        read = CutSuiteResult.model_validate(result)
+        return report_rates(self, read.best_of if best_of else read.greedy)
+
     def config_yaml(self, config: BaseModel) -> str:
         return dump_yaml(config.model_dump(mode="json"))
+
+
+def counts_rates(counts: CutCounts) -> Rates:
+    """One group's counts as rates."""
+    n = counts.n
+    optimal = {k: None if c is None else (c / n if n else 0.0) for k, c in counts.optimal.items()}
+    return Rates(n=n, valid_rate=counts.valid_rate, score=counts.mean_score, optimal=optimal)
+
+
+def report_rates(task: Judging, report: CutReport) -> ReportRates:
+    """`report`'s rates overall and per value of `task`'s first cut."""
+    first = report.by_cut.get(task.cuts[0], {}) if task.cuts else {}
+    return ReportRates(counts_rates(report.overall),
+                       {value: counts_rates(c) for value, c in first.items()})  # fmt: skip

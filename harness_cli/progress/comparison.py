@@ -94,10 +94,13 @@ def _design(event: RunEvent) -> str:
 
 
 def _validation(event: RunEvent) -> str:
-    """The round's validation: the paper's (makespan) optimal rate where the validation set
-    carries makespan minima, else the answer key's own objective, named either way."""
-    if event.optimal_makespan_rate is not None:
-        optimal = f"opt. makespan {percent(event.optimal_makespan_rate)}"
-    else:
-        optimal = f"optimal {percent(event.optimal_rate)}"
-    return f"validation valid {percent(event.valid_rate)}, {optimal}"
+    """The round's validation: its valid rate and the first of the task's optimal rates the
+    validation set carries minima for (MAPF-FrozenLake: makespan, the paper's, else SOC),
+    named; the mean score for a task without optima."""
+    known = [(kind, rate) for kind, rate in event.optimal if rate is not None]
+    second = (
+        f"opt. {known[0][0]} {percent(known[0][1])}"
+        if known
+        else (f"score {percent(event.score)}" if not event.optimal else "optimal -")
+    )
+    return f"validation valid {percent(event.valid_rate)}, {second}"

@@ -12,11 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from mapf_env import EvalReport, Instance, Verdict, load_suite, verify
+from mapf_env.instance import size_name
+from mapf_env.report import RateCounts
 from mapf_env.verifier import AnswerKeyError
-from tasks.base import Suite, SuiteItem
+from tasks.base import Rates, ReportRates, Suite, SuiteItem
 from tasks.mapf_frozenlake.records import InstanceVerdict, SuiteResult
 
-__all__ = ["judge", "report", "score_suite"]
+__all__ = ["judge", "rates", "report", "score_suite"]
 
 
 def judge(instance: Instance, answer: str) -> Verdict:
@@ -102,3 +104,18 @@ def _any_of(flags: Iterable[bool | None]) -> bool | None:
     if any(seen):
         return True
     return None if None in seen else False
+
+
+def counts_rates(counts: RateCounts) -> Rates:
+    """One group's counts as rates: makespan first (the paper's "opt."), then SOC; a valid
+    answer scores 1."""
+    optimal = {"makespan": counts.optimal_makespan_rate, "SOC": counts.optimal_soc_rate}
+    return Rates(n=counts.n, valid_rate=counts.valid_rate, score=counts.valid_rate,
+                 optimal=optimal)  # fmt: skip
+
+
+def rates(report: EvalReport) -> ReportRates:
+    """`report`'s rates overall and per map size (the first cut; the paper's Sum is their
+    mean)."""
+    by_size = {size_name(size): counts_rates(c) for size, c in report.per_size.items()}
+    return ReportRates(counts_rates(report.overall), by_size)

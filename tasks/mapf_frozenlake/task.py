@@ -43,7 +43,7 @@ from mapf_env.suites import (
     content_sha256,
 )
 from mapf_env.verifier import FailureType
-from tasks.base import Generated, Judgement, Knob, Projected, Suite, SuiteItem
+from tasks.base import Generated, Judgement, Knob, Projected, ReportRates, Suite, SuiteItem
 from tasks.mapf_frozenlake import scoring
 from tasks.mapf_frozenlake.describe import compact_config, stats_lines
 from tasks.mapf_frozenlake.records import SuiteResult
@@ -193,6 +193,13 @@ class MapfFrozenLake:
         best_of: int,
     ) -> SuiteResult:
         return scoring.score_suite(suite, greedy, sampled, best_of)
+
+    def rates(self, report: BaseModel) -> ReportRates:
+        return scoring.rates(EvalReport.model_validate(report))
+
+    def suite_rates(self, result: BaseModel, *, best_of: bool = False) -> ReportRates:
+        read = SuiteResult.model_validate(result)
+        return scoring.rates(read.best_of if best_of else read.greedy)
 
     def reward(
         self, item: Instance, answer: str, *, valid_rate: float = 0.0, n_tokens: int | None = None

@@ -74,25 +74,20 @@ class ReasoningGym(CutRecords):
         return config.model_copy(update={"samples": fixed_from.samples})
 
     def knobs(self) -> tuple[Knob, ...]:
-        top = max(self.highest.values())
-        return (
-            Knob(
-                "datasets.*.weight",
-                0.0,
-                1.0,
-                "share of the round's samples from each dataset",
-                share=True,
-            ),
-            Knob(
-                "datasets.*.level",
-                0,
-                top,
-                "curriculum level of each dataset (clipped to that dataset's highest: "
-                + ", ".join(f"{n} {h}" for n, h in sorted(self.highest.items()))
-                + ")",
-                integer=True,
-            ),
+        """The weights as one share, and a level knob per dataset with that dataset's own
+        curriculum as its bounds, so "mid-range" or "the top" means the same for each."""
+        weights = Knob(
+            "datasets.*.weight",
+            0.0,
+            1.0,
+            "share of the round's samples from each dataset",
+            share=True,
         )
+        levels = tuple(
+            Knob(f"datasets.{name}.level", 0, top, f"curriculum level of {name}", integer=True)
+            for name, top in sorted(self.highest.items())
+        )
+        return (weights, *levels)
 
     def project(self, current: RgConfig, draft: Mapping[str, Any] | None) -> Projected[RgConfig]:
         config, notes = projection.project(

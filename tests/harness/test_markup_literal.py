@@ -72,7 +72,8 @@ def test_the_compare_table_prints_names_and_failure_reasons_literally(terminal: 
 
 
 def _events(designer: str) -> list[RunEvent]:
-    design = RunEvent(designer, 0, "round", "design", 0, 1, valid_rate=0.5, optimal_rate=0.25,
+    design = RunEvent(designer, 0, "round", "design", 0, 1, valid_rate=0.5,
+                      optimal=(("makespan", 0.25),),
                       design_failure=REASON)  # fmt: skip
     start = RunEvent(designer, 0, "phase", "generate", 0, 1)
     return [start, design, RunEvent(designer, 0, "phase", "done", 1, 1)]

@@ -37,7 +37,9 @@ def test_a_run_reports_its_phases_steps_and_rounds_in_order(events: list[RunEven
     assert steps and all(e.valid_rate is not None and 0 <= e.valid_rate <= 1 for e in steps)
     rounds = [e for e in events if e.kind == "round"]
     assert [e.round for e in rounds] == [0, 1]
-    assert all(e.optimal_rate is not None and e.optimal_rate <= (e.valid_rate or 0) for e in rounds)
+    assert all([kind for kind, _ in e.optimal] == ["makespan", "SOC"] for e in rounds)
+    assert all(rate is not None and rate <= (e.valid_rate or 0) for e in rounds
+               for _, rate in e.optimal)  # fmt: skip
 
 
 def view_output(events: list[RunEvent], *, terminal: bool, **mode: bool) -> str:

@@ -53,7 +53,7 @@ def test_tensorboard_gets_every_step_and_each_rounds_validation(tmp_path: Path) 
     assert [e.value for e in validation] == pytest.approx(
         [r.validation.overall.valid_rate for r in finished], rel=1e-6
     )
-    assert "val-aux/mapf_frozenlake/10x10/optimal_rate" in events.Tags()["scalars"]
+    assert "val-aux/mapf_frozenlake/10x10/optimal_makespan_rate" in events.Tags()["scalars"]
 
 
 def test_wandb_offline_run_records_the_same_metrics(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from designers.knob_drafts import midpoint_draft
 from envdesign_common import ConfigError
 from tasks import Task, TaskLoadError, check_task, create_task, resolve_task_id
 from tasks.reasoning_gym import PRESET, SPEC, TASK_ID, ReasoningGym, RgItem
@@ -155,6 +156,18 @@ def test_an_out_of_bounds_level_is_clipped_with_a_note(task: ReasoningGym) -> No
     assert low.config.datasets["spell_backward"].level == 0
     assert low.config.datasets["chain_sum"].level == 3
     assert task.project(projected.config, {}).notes == ()
+
+
+def test_uniform_puts_each_level_in_the_middle_of_its_own_curriculum(task: ReasoningGym) -> None:
+    start = task.initial_config(0, SAMPLES)
+    middle = task.project(start, midpoint_draft(task, start)).config
+    # The highest levels: basic_arithmetic, spell_backward, word_sorting 4; chain_sum 10;
+    # letter_counting 7 (its middle 3.5 rounds to even).
+    assert {n: d.level for n, d in middle.datasets.items()} == {
+        "basic_arithmetic": 2, "chain_sum": 5, "letter_counting": 4,
+        "spell_backward": 2, "word_sorting": 2,
+    }  # fmt: skip
+    assert {d.weight for d in middle.datasets.values()} == {0.2}
 
 
 def test_weights_are_renormalised_and_the_budget_is_kept(task: ReasoningGym) -> None:
