@@ -202,12 +202,18 @@ def harness_trainer_arguments(
     def keywords(**kwargs: Any) -> dict[str, Any]:
         return kwargs
 
+    class Trainer(dict[str, Any]):
+        """GRPOTrainer's keywords, and the one method `grpo_trainer` calls on it."""
+
+        def remove_callback(self, callback: Any) -> None:
+            pass
+
     stand_in = LoadedModel(source="", model=None, tokenizer=None)
     reward = RoundReward(experiment.task_object, instances, RunningValidRate())
     unused: Any = None  # the curves: only handed on to GRPOTrainer
     with (
         mock.patch.object(config_module, "GRPOConfig", keywords),
-        mock.patch.object(trainer_module, "GRPOTrainer", keywords),
+        mock.patch.object(trainer_module, "GRPOTrainer", Trainer),
     ):
         built = grpo_trainer(
             stand_in,
@@ -285,6 +291,7 @@ def bare_round(
     """TRL's GRPOTrainer on the round's prompts, its model saved, the validation answered."""
     from datasets import Dataset
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.trainer_callback import PrinterCallback
     from trl.trainer.grpo_config import GRPOConfig
     from trl.trainer.grpo_trainer import GRPOTrainer
 
@@ -303,6 +310,7 @@ def bare_round(
             processing_class=tokenizer,
             peft_config=peft_config,
         )
+        trainer.remove_callback(PrinterCallback)  # as the harness's trainer does
         trainer.train()
     timing.answer_tokens = mean_answer_tokens(trainer.state.log_history)
     with timing.part("checkpoint"):

@@ -648,11 +648,10 @@ def _relocated(err: ValidationError, prefix: tuple[str, ...]) -> list[InitErrorD
     """`err`'s errors as raisable details, each located under `prefix`."""
     out: list[InitErrorDetails] = []
     for e in err.errors(include_url=False):
-        item: InitErrorDetails = {
-            "type": e["type"],
-            "loc": (*prefix, *e["loc"]),
-            "input": e["input"],
-        }
+        # An error of ours (`_error`) has no context to rebuild its message from: it travels
+        # as a custom error with its message; pydantic's own keep their type and context.
+        kind = e["type"] if "ctx" in e else PydanticCustomError(e["type"], e["msg"])
+        item: InitErrorDetails = {"type": kind, "loc": (*prefix, *e["loc"]), "input": e["input"]}
         if "ctx" in e:
             item["ctx"] = e["ctx"]
         out.append(item)

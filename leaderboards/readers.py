@@ -4,9 +4,9 @@ A path may be a `result.json`, one run directory (`runs/<experiment>/<designer>/
 any directory above runs, searched recursively (a published site met on the way is skipped
 whole, no error: it holds copies of run files, not runs). A board is built from the finished
 runs that read; every other run becomes one skipped line naming it, its kind (unfinished,
-failed, unreadable, other version) and what to do -- an unfinished run says how far it got, a
-failed one why it failed, a record whose counts its own verdicts contradict which count -- and
-the commands print those lines, so nothing is left out quietly.
+failed, unreadable, other version, another task) and what to do -- an unfinished run says how
+far it got, a failed one why it failed, a record whose counts its own verdicts contradict which
+count -- and the commands print those lines, so nothing is left out quietly.
 `strict` refuses the whole set instead. Files are read by `run_records.run_files`, the reader that
 resume and `harness runs` use too.
 """
@@ -31,6 +31,7 @@ from run_records import (
     InstanceVerdict,
     ResultRecord,
     RunFileError,
+    SuiteResult,
     read_result,
     run_status,
     tally_problem,
@@ -82,7 +83,7 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     return list(unique.values()), links
 
 
-SkipKind = Literal["unfinished", "failed", "unreadable", "other-version", "link"]
+SkipKind = Literal["unfinished", "failed", "unreadable", "other-version", "other-task", "link"]
 
 
 @dataclass(frozen=True)
@@ -356,8 +357,22 @@ def _read_record(source: Path, run: Path) -> ResultRecord:
             else f"{err.todo}, or remove the run"
         )
         raise SkipError(run, kind, f"{run}: {source.name} {err.wrong}; {todo}") from None
+    _check_task(record, run)
     _check_verdicts(record, run)
     return record
+
+
+def _check_task(record: ResultRecord, run: Path) -> None:
+    """Boards read MAPF-FrozenLake's suite results (sizes, subsets, hole shares, the two
+    optima); a run of another task is left out by name, not read as if it were one."""
+    if all(isinstance(suite, SuiteResult) for suite in record.suites.values()):
+        return
+    task = record.experiment.as_dict().get("task")
+    line = (
+        f"{run}: a run of task {task}: boards read MAPF-FrozenLake runs only so far; "
+        f"`harness runs show {run}` shows its rounds and suites"
+    )
+    raise SkipError(run, "other-task", line)
 
 
 def _check_verdicts(record: ResultRecord, run: Path) -> None:

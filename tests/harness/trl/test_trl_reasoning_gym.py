@@ -1,0 +1,142 @@
+"""reasoning-gym with the trl backend and a real model, through `harness compare`, end to end.
+
+SmolLM2-135M-Instruct on this CPU at a toy budget: the task's five preset datasets, 2 rounds of
+2 items, n = 2 answers of at most 24 tokens, 2 items per suite, designers `random` and
+`uniform`. A 135M model answers almost none of these items (in 24 tokens it seldom even closes
+an ``<answer>`` tag), so its rates are near zero and nothing here claims it learned: what is
+checked is the machinery -- generation from each designer's configuration, judging by each
+dataset's own scorer, design by designers that read only the task's knobs, the summaries, resume
+after a kill, and the board leaving these runs out by name (boards read MAPF-FrozenLake's
+results only so far).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from run_records import read_result
+from tasks import CutReport, CutSuiteResult
+from tasks.reasoning_gym import PRESET
+from tasks.reasoning_gym.config import RgConfig
+
+REPO = Path(__file__).parents[3]
+DESIGNERS = ("random", "uniform")
+MIDDLE = {"basic_arithmetic": 2, "chain_sum": 5, "letter_counting": 4, "spell_backward": 2,
+          "word_sorting": 2}  # fmt: skip
+"""`uniform`'s level per dataset: the middle of each dataset's own curriculum."""
+
+
+def experiment(policy: Path) -> dict[str, object]:
+    return {
+        "name": "rg-tiny",
+        "task": "reasoning-gym",
+        "backend": "trl",
+        "policy": str(policy),
+        "rounds": 2,
+        "samples_per_round": 2,
+        "epochs_per_round": 1,
+        "grpo": {"group_size": 2, "learning_rate": 1.0e-5, "kl_coef": 1.0e-3},
+        "designers": list(DESIGNERS),
+        "seeds": [0],
+        "best_of": 2,
+        "limit": 2,
+        "trl": {
+            "max_response_length": 24,
+            "prompts_per_step": 2,
+            "micro_batch_size": 4,
+            "eval_batch_size": 8,
+        },
+    }
+
+
+def harness(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness_cli", *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=1800)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def compared(smollm2: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    root = tmp_path_factory.mktemp("rg")
+    preset = root / "rg_tiny.yaml"
+    preset.write_text(yaml.safe_dump(experiment(smollm2)))
+    done = harness("compare", "--preset", str(preset), "--out", str(root / "runs"), "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root / "runs" / "rg-tiny", preset, done.stdout
+
+
+def run_dir(root: Path, designer: str) -> Path:
+    return root / designer / "seed-0"
+
+
+def test_each_designer_trained_on_its_own_configuration(compared: tuple[Path, Path, str]) -> None:
+    root, _, _ = compared
+    levels = {d: [{n: s.level for n, s in r.config.datasets.items()}
+                  for r in read_result(run_dir(root, d)).rounds]
+              for d in DESIGNERS}  # fmt: skip
+    assert levels["random"] == [dict.fromkeys(PRESET, 0)] * 2  # the task's round 0, kept
+    assert levels["uniform"] == [MIDDLE] * 2
+    for designer in DESIGNERS:
+        record = read_result(run_dir(root, designer))
+        assert all(isinstance(r.config, RgConfig) for r in record.rounds)
+        assert all(r.training and r.training.steps for r in record.rounds)
+        assert record.rounds[0].proposal and not record.rounds[0].proposal.design_failed
+
+
+def test_answers_are_judged_by_each_datasets_scorer(compared: tuple[Path, Path, str]) -> None:
+    root, _, table = compared
+    for designer in DESIGNERS:
+        record = read_result(run_dir(root, designer))
+        report = record.rounds[-1].validation
+        assert isinstance(report, CutReport) and report.overall.n == 2
+        assert set(report.by_cut) == {"dataset", "level"}
+        result = record.suites["rg-eval"]
+        assert isinstance(result, CutSuiteResult) and len(result.verdicts) == 2
+        for verdict in result.verdicts:
+            assert verdict.cuts["dataset"] in PRESET and 0.0 <= verdict.score <= 1.0
+            assert verdict.valid == (verdict.score == 1.0)
+            assert verdict.failure in (None, "no_answer", "wrong", "partial")
+        assert designer in table
+    assert "mean over datasets" in table and "score" in table
+
+
+def test_runs_show_reads_the_tasks_rates_and_configurations(
+    compared: tuple[Path, Path, str],
+) -> None:
+    root, _, _ = compared
+    shown = harness("runs", "show", str(run_dir(root, "uniform")))
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "chain_sum: weight 0.200, level 5 of 0..10" in shown.stdout
+    assert "rg-eval" in shown.stdout and "valid / score" in shown.stdout
+
+
+def test_a_killed_run_resumes_from_its_last_finished_round(
+    compared: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    root, preset, _ = compared
+    runs = tmp_path / "runs"
+    shutil.copytree(root, runs / root.name)
+    killed = run_dir(runs / root.name, "uniform")
+    (killed / "round-001" / "round.json").unlink()  # as if killed while training round 2
+    (killed / "result.json").unlink()
+    first = (killed / "round-000" / "round.json").read_bytes()
+    done = harness("compare", "--preset", str(preset), "--out", str(runs), "--resume", "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (killed / "round-000" / "round.json").read_bytes() == first  # not trained again
+    record = read_result(killed)
+    assert len(record.rounds) == 2 and record.rounds[1].training
+    assert record.rounds[0] == read_result(run_dir(root, "uniform")).rounds[0]
+
+
+def test_the_board_leaves_these_runs_out_by_name(compared: tuple[Path, Path, str]) -> None:
+    root, _, _ = compared
+    shown = harness("leaderboard", "show", str(root))
+    assert shown.returncode != 0
+    said = shown.stdout + shown.stderr
+    skipped = [line for line in said.splitlines() if line.startswith("skipped (other-task)")]
+    assert len(skipped) == 2 and all("reasoning-gym-v1" in line for line in skipped), said
