@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from tasks import Knob, Task
 
-__all__ = ["knob_cells", "midpoint_draft"]
+__all__ = ["example_draft", "knob_cells", "knob_paths", "midpoint_draft"]
 
 
 def knob_cells(knob: Knob, config: BaseModel) -> list[tuple[Any, ...]]:
@@ -40,6 +40,29 @@ def midpoint_draft(
         for cell in cells:
             _put(draft, cell, round(value) if knob.integer else value)
     return draft
+
+
+def example_draft(task: Task[Any, Any], config: BaseModel, knobs: int = 2) -> dict[str, Any]:
+    """A change set showing the shape of one: the first cell of each of the first `knobs`
+    knobs, at its current value (so following the example changes nothing by itself)."""
+    current = config.model_dump(mode="json")
+    draft: dict[str, Any] = {}
+    for knob in task.knobs()[:knobs]:
+        cells = knob_cells(knob, config)
+        if cells:
+            _put(draft, cells[0], _value_at(current, cells[0]))
+    return draft
+
+
+def knob_paths(task: Task[Any, Any], config: BaseModel) -> list[str]:
+    """Every concrete dotted path the task's knobs name in `config`, in knob order."""
+    return [".".join(map(str, cell)) for knob in task.knobs() for cell in knob_cells(knob, config)]
+
+
+def _value_at(node: Any, cell: tuple[Any, ...]) -> Any:
+    for key in cell:
+        node = node[str(key)] if isinstance(node, Mapping) and str(key) in node else node[key]
+    return node
 
 
 def _expand(parts: tuple[str, ...], node: Any, done: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:

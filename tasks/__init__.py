@@ -25,10 +25,10 @@ from tasks.base import (
     mean_rates,
 )
 from tasks.conformance import HOSTILE_ANSWERS, TaskConformanceError, check_task
+from tasks.cut_records import CutRecords
 from tasks.mapf_frozenlake import TASK_ID as DEFAULT_TASK
 from tasks.records import (
     CutCounts,
-    CutRecords,
     CutReport,
     CutSuiteResult,
     ItemVerdict,

@@ -297,6 +297,16 @@ class Task(Protocol[ConfigT, ItemT]):
         """What generation achieved against what was asked (`Generated.stats`), as text."""
         ...
 
+    def describe_report(self, report: BaseModel) -> str:
+        """A `report_model`'s breakdown as an LLM designer reads it after a round: rates overall
+        and per value of the cuts, and failures by type (Markdown, deterministic)."""
+        ...
+
+    def report_headline(self, report: BaseModel) -> str:
+        """A report in two lines for a designer's history of earlier rounds: its overall rates,
+        then its most frequent failure types."""
+        ...
+
 
 def missing_members(value: object) -> list[str]:
     """The members of the `Task` protocol that `value` lacks, sorted."""

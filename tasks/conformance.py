@@ -26,7 +26,8 @@ with its fix (`TaskConformanceError`):
 - ``records``: the validation report and a suite's result are the task's declared models and
   read back from their JSON equal (run records store them, resume and boards read them back),
   and their rates (`rates`, `suite_rates`) count every answer, within [0, 1];
-- ``describe``: the configuration and statistics render to non-empty text;
+- ``describe``: the configuration, the statistics and a validation report (its breakdown and
+  its headline) render to non-empty text;
 - ``config_yaml``: the configuration's YAML reads back to the same configuration.
 """
 
@@ -35,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -208,18 +210,23 @@ def _config_yaml(task: Task[Any, Any], config: BaseModel) -> Iterator[Conformanc
 def _describe(
     task: Task[Any, Any], config: BaseModel, stats: BaseModel
 ) -> Iterator[ConformanceProblem]:
-    renders: dict[str, Callable[[], object]] = {
-        "config": lambda: task.describe_config(config),
-        "stats": lambda: task.describe_stats(stats),
-    }
+    yield from _texts(task, {"config": lambda: task.describe_config(config),
+                             "stats": lambda: task.describe_stats(stats)})  # fmt: skip
+
+
+def _texts(
+    task: Task[Any, Any], renders: Mapping[str, Callable[[], object]]
+) -> Iterator[ConformanceProblem]:
+    """Each of the task's texts for an LLM designer renders, and is not empty."""
     for what, render in renders.items():
+        name = "report_headline" if what == "headline" else f"describe_{what}"
         try:
             text = render()
         except Exception as err:
             yield _crash("describe", err)
             continue
         if not isinstance(text, str) or not text.strip():
-            yield _problem("describe", f"describe_{what} gave {text!r}",
+            yield _problem("describe", f"{name} gave {text!r}",
                            "return the text an LLM designer reads")  # fmt: skip
 
 
@@ -376,6 +383,9 @@ def _records(task: Task[Any, Any], suite: Suite[Any]) -> Iterator[ConformancePro
             yield _problem("records", f"{what} gave {type(value).__name__}", fix)
             continue
         yield from _rates(task, what, value, len(answers))
+        if what == "report":
+            yield from _texts(task, {"report": partial(task.describe_report, value),
+                                     "headline": partial(task.report_headline, value)})  # fmt: skip
 
 
 def _rates(task: Task[Any, Any], what: str, value: Any, n: int) -> Iterator[ConformanceProblem]:

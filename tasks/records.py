@@ -20,17 +20,17 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from envdesign_common.yaml_text import dump_yaml
 from tasks.base import Judgement, Rates, ReportRates, Suite, SuiteItem
 
 __all__ = [
     "CutCounts",
-    "CutRecords",
     "CutReport",
     "CutSuiteResult",
     "ItemVerdict",
     "Judging",
+    "counts_rates",
     "fold",
+    "report_rates",
     "score_suite",
 ]
 
@@ -193,39 +193,6 @@ def _best(task: Judging, item: SuiteItem[Any], answers: Sequence[str]) -> Judgem
         flags = [j.optimal.get(kind) for j in judged]
         optimal[kind] = True if any(flags) else None if None in flags else False
     return Judgement(best.valid, best.score, best.failure, optimal, best.detail)
-
-
-class CutRecords:
-    """The record side of a task with nothing special to keep, to inherit: `report_model`,
-    `result_model`, `report`, `score_suite`, `rates` and `suite_rates` (all of this module's),
-    and `config_yaml` (every field of the configuration, as YAML). The class it is mixed
-    into gives the rest of the `Task` protocol, its cuts, taxonomy and judge included."""
-
-    report_model: type[BaseModel] = CutReport
-    result_model: type[BaseModel] = CutSuiteResult
-
-    def report(self: Judging, items: Sequence[SuiteItem[Any]], answers: Sequence[str]) -> CutReport:
-        judged = zip(items, answers, strict=True)
-        return fold(self, ((it.cuts, self.judge(it.item, answer)) for it, answer in judged))
-
-    def score_suite(
-        self: Judging,
-        suite: Suite[Any],
-        greedy: Sequence[str],
-        sampled: Sequence[Sequence[str]],
-        best_of: int,
-    ) -> CutSuiteResult:
-        return score_suite(self, suite, greedy, sampled, best_of)
-
-    def rates(self: Judging, report: BaseModel) -> ReportRates:
-        return report_rates(self, CutReport.model_validate(report))
-
-    def suite_rates(self: Judging, result: BaseModel, *, best_of: bool = False) -> ReportRates:
-        read = CutSuiteResult.model_validate(result)
-        return report_rates(self, read.best_of if best_of else read.greedy)
-
-    def config_yaml(self, config: BaseModel) -> str:
-        return dump_yaml(config.model_dump(mode="json"))
 
 
 def counts_rates(counts: CutCounts) -> Rates:

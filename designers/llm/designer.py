@@ -79,7 +79,11 @@ def endpoint_target(endpoint: Endpoint, provider: str = "hosted_vllm") -> Target
 
 
 class LLMDesigner(BaseDesigner):
-    """Asks a model for the next configuration, with the paper's context modules."""
+    """Asks a model for the next configuration, with the paper's context modules; for any
+    task (the paper's prompts for MAPF-FrozenLake, general ones from the task's own
+    description and knobs for the others)."""
+
+    tasks = None
 
     def __init__(
         self,
@@ -199,14 +203,14 @@ class LLMDesigner(BaseDesigner):
             result = self._call(purpose, target, messages, calls, failures)
             if result.error is not None:
                 return result
-            found = try_extract(result.text, ctx.config)
+            found = try_extract(result.text, ctx.config, ctx.design_task())
             if isinstance(found, Extraction):
                 return found
             failures.append(f"{purpose}: {found}")
             messages = [
                 *messages,
                 {"role": "assistant", "content": result.text[:MAX_ECHO_CHARS]},
-                retry_message(found),
+                retry_message(ctx, found),
             ]
         failures.append(f"no usable answer in {self.options.max_attempts} attempts; kept previous")
         return None
@@ -222,7 +226,8 @@ class LLMDesigner(BaseDesigner):
         """S: a separate request for 3-5 sentences on this round, fed back next round."""
         config = found.projection.config if found is not None else ctx.config
         why = rationale(found.visible) if found is not None else "(no usable proposal; kept)"
-        messages = summary_messages(ctx, self.options.variant, config.to_yaml(), why)
+        proposed = ctx.design_task().config_yaml(config)
+        messages = summary_messages(ctx, self.options.variant, proposed, why)
         result = self._call("summary", target, messages, calls, failures)
         if result.error is not None:
             return None

@@ -3,8 +3,8 @@
 Model text is untrusted. The answer's reasoning (``<think>``) is dropped, the LAST fenced
 ```yaml block is taken (a bare answer is read whole), and the YAML is first *parsed into
 events* with bounded work -- size, node count, nesting depth, no aliases (billion laughs), no
-tags -- before `yaml.safe_load` builds it. The result must be a mapping; `merge` and `project`
-then make it legal. Any failure is a short message the designer shows the model on retry.
+tags -- before `yaml.safe_load` builds it. The result must be a mapping; the task's `project`
+then makes it legal. Any failure is a short message the designer shows the model on retry.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from pydantic import BaseModel
 
 from envdesign_common import InputError, YamlLimits, check_yaml
 from envdesign_common.think_tags import strip_think
-from mapf_env import EnvConfig, Projection, merge, project
+from tasks import DEFAULT_TASK, Projected, Task, cached_task
 
 MAX_ANSWER_CHARS = 20_000
 """Visible answer (reasoning removed) longer than this is rejected unread."""
@@ -46,7 +47,7 @@ class Extraction:
     """A usable answer: the change set, its projection, and the visible text around it."""
 
     changes: dict[Any, Any]
-    projection: Projection
+    projection: Projected[Any]
     visible: str
 
 
@@ -91,17 +92,19 @@ def parse_changes(block: str) -> dict[Any, Any]:
         raise ExtractError("no YAML change set found; answer with a fenced ```yaml block")
     if not isinstance(data, Mapping):
         raise ExtractError(
-            f"the YAML must be a mapping of sizes to fields, got {type(data).__name__}"
+            f"the YAML must be a mapping of the configuration's keys, got {type(data).__name__}"
         )
     return dict(data)
 
 
-def extract(answer: str, config: EnvConfig) -> Extraction:
-    """The answer's change set applied to `config`; raises `ExtractError` only."""
+def extract(answer: str, config: BaseModel, task: Task[Any, Any] | None = None) -> Extraction:
+    """The answer's change set projected onto `config` by `task` (default: the default task,
+    MAPF-FrozenLake); raises `ExtractError` only."""
     visible = visible_text(answer)
     changes = parse_changes(yaml_block(visible))
+    judge = task if task is not None else cached_task(DEFAULT_TASK)
     try:
-        projection = project(merge(config, changes))
+        projection = judge.project(config, changes)
     except ValueError as err:  # ConfigError and pydantic's errors are ValueErrors
         raise ExtractError(_one_line(str(err))) from None
     except (ArithmeticError, TypeError, RecursionError) as err:
@@ -109,10 +112,12 @@ def extract(answer: str, config: EnvConfig) -> Extraction:
     return Extraction(changes=changes, projection=projection, visible=visible)
 
 
-def try_extract(answer: str, config: EnvConfig) -> Extraction | str:
+def try_extract(
+    answer: str, config: BaseModel, task: Task[Any, Any] | None = None
+) -> Extraction | str:
     """`extract`, with every failure turned into its message (for the designer loop)."""
     try:
-        return extract(answer, config)
+        return extract(answer, config, task)
     except ExtractError as err:
         return str(err)
     except Exception as err:  # a bug below us must not stop a training run; say what it was

@@ -5,19 +5,23 @@ analysis prompt, or "" when there is nothing to show (so a variant never prints 
 heading). Headings and lead-in prose live in ``prompts/`` as package data; the code only lays
 out numbers, so the wording can be reviewed -- and golden-tested -- without reading Python.
 Numbers are formatted deterministically so the same context gives byte-identical prompts.
+What a module shows of the configuration, the generator and the validation report is the
+task's own text (`Task.describe_config`, `describe_stats`, `describe_report`,
+`report_headline`): MAPF-FrozenLake's is the paper's, and any task's modules read alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
 from string import Template
+from typing import Any
 
 from designers.context import DesignContext, RoundRecord
-from mapf_env.instance import size_name
-from mapf_env.report import FAILURE_TYPES, EvalReport, RateCounts
-from tasks.mapf_frozenlake.describe import compact_config, stats_lines
+from tasks import Task, family_of
+
+PAPER_FAMILY = "mapf-frozenlake"
+"""The task the paper's prompts were written for."""
 
 
 @cache
@@ -31,77 +35,42 @@ def fill(name: str, **values: object) -> str:
     return Template(load_prompt(name)).substitute({k: str(v) for k, v in values.items()})
 
 
+def paper_task(ctx: DesignContext) -> bool:
+    """Whether `ctx` is of MAPF-FrozenLake, whose prompts are the paper's own."""
+    return family_of(ctx.design_task().id)[0] == PAPER_FAMILY
+
+
+def prompt_file(ctx: DesignContext, name: str) -> str:
+    """The prompt `name` for `ctx`'s task: the paper's (``prompts/<name>``) for MAPF-FrozenLake,
+    the general one (``prompts/any_task/<name>``) for any other task."""
+    return name if paper_task(ctx) else f"any_task/{name}"
+
+
 def _section(template: str, body: str) -> str:
     return fill(template, body=body.rstrip()).rstrip() + "\n" if body.strip() else ""
 
 
-def _pct(num: int, den: int) -> str:
-    return f"{100 * num / den:.1f}%" if den else "n/a"
-
-
-def _optimal_columns(report: EvalReport) -> list[tuple[str, Callable[[RateCounts], int]]]:
-    """The optimal counts a report can show: both exact optima where every answer had them
-    (the paper's "optimal" is the makespan one), else the answer key's own objective."""
-    if report.overall.optimal_makespan is None or report.overall.optimal_soc is None:
-        return [("optimal", lambda rc: rc.optimal)]
-    return [
-        ("optimal makespan", lambda rc: rc.optimal_makespan or 0),
-        ("optimal SOC", lambda rc: rc.optimal_soc or 0),
-    ]
-
-
-def report_table(report: EvalReport) -> str:
-    """Overall and per-size valid/optimal rates plus failure counts, as Markdown."""
-    o, columns = report.overall, _optimal_columns(report)
-    overall = ", ".join(
-        [f"{o.valid}/{o.n} valid ({_pct(o.valid, o.n)})"]
-        + [f"{count(o)}/{o.n} {name} ({_pct(count(o), o.n)})" for name, count in columns]
-    )
-    names = " | ".join(name for name, _ in columns)
-    lines = [
-        f"Overall: {overall}.",
-        "",
-        f"| size | n | valid | {names} | main failures |",
-        "|---|---|---|" + "---|" * len(columns) + "---|",
-    ]
-    for size, rc in sorted(report.per_size.items()):
-        fails = report.per_size_failures.get(size, {})
-        top = ", ".join(f"{k} {v}" for k, v in sorted(fails.items(), key=lambda kv: -kv[1]) if v)
-        rates = " | ".join(_pct(count(rc), rc.n) for _, count in columns)
-        lines.append(
-            f"| {size_name(size)} | {rc.n} | {_pct(rc.valid, rc.n)} | {rates} | {top or '-'} |"
-        )
-    counts = ", ".join(f"{k} {report.failures.get(k, 0)}" for k in FAILURE_TYPES)
-    lines += ["", f"Failures by type (first failing check): {counts}."]
-    return "\n".join(lines)
-
-
 def render_failures(ctx: DesignContext) -> str:
-    """F: the latest validation breakdown and the generator's achieved statistics."""
-    parts = []
+    """F: the latest validation breakdown and the generator's achieved statistics, in the
+    task's words (`Task.describe_report`, `Task.describe_stats`)."""
+    task, parts = ctx.design_task(), []
     if ctx.validation is not None:
-        parts.append(report_table(ctx.validation))
+        parts.append(task.describe_report(ctx.validation))
     if ctx.stats is not None:
-        parts.append(stats_lines(ctx.stats))
+        parts.append(task.describe_stats(ctx.stats))
     return _section("modules/failures.md", "\n\n".join(parts))
 
 
 def render_guidelines(ctx: DesignContext) -> str:
-    """G: the task guidelines (easy-to-hard, keep all sizes, fixed budget)."""
-    return load_prompt("guidelines.md").rstrip() + "\n"
+    """G: the guidelines -- the paper's for MAPF-FrozenLake (easy-to-hard, keep all sizes,
+    fixed budget), the general ones for any other task."""
+    return load_prompt(prompt_file(ctx, "guidelines.md")).rstrip() + "\n"
 
 
-def _history_entry(record: RoundRecord) -> str:
-    lines = [f"### Round {record.round}", "Configuration:", compact_config(record.config)]
+def _history_entry(task: Task[Any, Any], record: RoundRecord) -> str:
+    lines = [f"### Round {record.round}", "Configuration:", task.describe_config(record.config)]
     if record.validation is not None:
-        o = record.validation.overall
-        optimal = ", ".join(
-            f"{name} {_pct(count(o), o.n)}" for name, count in _optimal_columns(record.validation)
-        )
-        lines.append(f"Result: valid {_pct(o.valid, o.n)}, {optimal}.")
-        worst = sorted(record.validation.failures.items(), key=lambda kv: -kv[1])
-        top = ", ".join(f"{k} {v}" for k, v in worst if v)
-        lines.append(f"Failures: {top or 'none'}.")
+        lines.append(task.report_headline(record.validation))
     return "\n".join(lines)
 
 
@@ -114,7 +83,8 @@ def render_history(ctx: DesignContext, *, include_default: bool = False) -> str:
     records = [r for r in ctx.history if include_default or r.round != 0]
     if include_default and ctx.round > 0 and not any(r.round == 0 for r in ctx.history):
         records.insert(0, RoundRecord(round=0, config=ctx.initial_config))
-    return _section("modules/history.md", "\n\n".join(_history_entry(r) for r in records))
+    task = ctx.design_task()
+    return _section("modules/history.md", "\n\n".join(_history_entry(task, r) for r in records))
 
 
 def render_summary(ctx: DesignContext) -> str:

@@ -4,7 +4,9 @@ The paper ablates the context a model designer sees: F (failure breakdown), G (g
 H (history; V3 with round 0's default configuration, V4 without), S (the model's own summary of
 the previous round) and T (training details). V6 = F+G+H+S+T is the adopted setting and our
 default. T shows bookkeeping only (round, epoch) unless `training_details` is set, because full
-RL details hurt in the paper's ablation.
+RL details hurt in the paper's ablation. The prompts around the modules are the paper's for
+MAPF-FrozenLake and general ones, built from the task's description and knobs, for any other
+task (`prompts/any_task/`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from designers.context import DesignContext
+from designers.knob_drafts import example_draft, knob_paths
 from designers.llm import modules
-from designers.llm.modules import fill, load_prompt
+from designers.llm.modules import fill, load_prompt, paper_task, prompt_file
+from envdesign_common.yaml_text import dump_yaml
+from tasks import Knob
 
 MODULE_NAMES = ("F", "G", "H", "S", "T")
 
@@ -71,20 +76,33 @@ def get_variant(
 
 
 def analysis_messages(ctx: DesignContext, variant: Variant) -> list[dict[str, str]]:
-    """The system and user messages of the analysis request for `ctx` under `variant`."""
-    user = fill(
-        "analysis.md",
-        round=ctx.round,
-        total_rounds=ctx.total_rounds,
-        samples=ctx.config.samples,
-        n_agents=ctx.config.n_agents,
-        config=ctx.config.to_yaml(),
-        sections=variant.sections(ctx),
-    )
-    return [
-        {"role": "system", "content": load_prompt("system.md").strip()},
-        {"role": "user", "content": user.strip()},
-    ]
+    """The system and user messages of the analysis request for `ctx` under `variant`: the
+    paper's prompt for MAPF-FrozenLake, the general one -- the task's description, its knobs
+    and their bounds, the configuration in the task's words and as YAML -- for any other."""
+    if paper_task(ctx):
+        user = fill(
+            "analysis.md",
+            round=ctx.round,
+            total_rounds=ctx.total_rounds,
+            samples=ctx.config.samples,
+            n_agents=ctx.config.n_agents,
+            config=ctx.config.to_yaml(),
+            sections=variant.sections(ctx),
+        )
+    else:
+        task = ctx.design_task()
+        user = fill(
+            "any_task/analysis.md",
+            round=ctx.round,
+            total_rounds=ctx.total_rounds,
+            description=task.description.rstrip("."),
+            knobs="\n".join(_knob_line(knob) for knob in task.knobs()),
+            described=task.describe_config(ctx.config),
+            config=task.config_yaml(ctx.config),
+            example=dump_yaml(example_draft(task, ctx.config)),
+            sections=variant.sections(ctx),
+        )
+    return _messages(ctx, user)
 
 
 def summary_messages(
@@ -92,19 +110,30 @@ def summary_messages(
 ) -> list[dict[str, str]]:
     """The separate summary request (S): 3-5 sentences on this round for the next one."""
     user = fill(
-        "summary.md",
+        prompt_file(ctx, "summary.md"),
         round=ctx.round,
         total_rounds=ctx.total_rounds,
         config=proposed_yaml,
         rationale=rationale.strip() or "(none given)",
         sections=variant.sections(ctx),
     )
+    return _messages(ctx, user)
+
+
+def retry_message(ctx: DesignContext, error: str) -> dict[str, str]:
+    """The follow-up that shows the model why its last answer was unusable."""
+    paths = "" if paper_task(ctx) else ", ".join(knob_paths(ctx.design_task(), ctx.config))
+    return {"role": "user", "content": fill(prompt_file(ctx, "retry.md"), error=error,
+                                            paths=paths).strip()}  # fmt: skip
+
+
+def _messages(ctx: DesignContext, user: str) -> list[dict[str, str]]:
     return [
-        {"role": "system", "content": load_prompt("system.md").strip()},
+        {"role": "system", "content": load_prompt(prompt_file(ctx, "system.md")).strip()},
         {"role": "user", "content": user.strip()},
     ]
 
 
-def retry_message(error: str) -> dict[str, str]:
-    """The follow-up that shows the model why its last answer was unusable."""
-    return {"role": "user", "content": fill("retry.md", error=error).strip()}
+def _knob_line(knob: Knob) -> str:
+    kind = ", an integer" if knob.integer else ", a share" if knob.share else ""
+    return f"- `{knob.path}` ({knob.low:g} to {knob.high:g}{kind}): {knob.description}"

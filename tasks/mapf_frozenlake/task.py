@@ -45,7 +45,7 @@ from mapf_env.suites import (
 from mapf_env.verifier import FailureType
 from tasks.base import Generated, Judgement, Knob, Projected, ReportRates, Suite, SuiteItem
 from tasks.mapf_frozenlake import scoring
-from tasks.mapf_frozenlake.describe import compact_config, stats_lines
+from tasks.mapf_frozenlake.describe import compact_config, report_lines, report_table, stats_lines
 from tasks.mapf_frozenlake.records import SuiteResult
 
 __all__ = [
@@ -217,6 +217,12 @@ class MapfFrozenLake:
 
     def describe_stats(self, stats: BaseModel) -> str:
         return stats_lines(GenerationStats.model_validate(stats))
+
+    def describe_report(self, report: BaseModel) -> str:
+        return report_table(EvalReport.model_validate(report))
+
+    def report_headline(self, report: BaseModel) -> str:
+        return report_lines(EvalReport.model_validate(report))
 
 
 def as_task_suite(shipped: BenchmarkSuite) -> Suite[Instance]:

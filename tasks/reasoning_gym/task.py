@@ -15,13 +15,13 @@ from pydantic import BaseModel
 
 from envdesign_common import ConfigError
 from tasks.base import Generated, Judgement, Knob, Projected, Suite
+from tasks.cut_records import CutRecords
 from tasks.reasoning_gym import catalog, judging, projection, suites
 from tasks.reasoning_gym.config import DatasetSetting, RgConfig, RgStats
 from tasks.reasoning_gym.describe import compact_config, stats_lines
 from tasks.reasoning_gym.generation import generate_round
 from tasks.reasoning_gym.items import RgItem
 from tasks.reasoning_gym.settings import RgSettings
-from tasks.records import CutRecords
 
 __all__ = ["CUTS", "TASK_ID", "ReasoningGym"]
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from mapf_env import EnvConfig, Instance
 from tasks import (
@@ -74,6 +75,11 @@ class Tampered(MapfFrozenLake):
         return Suite(name, shipped.version, shipped.items[1:], shipped.checksum)
 
 
+class Mute(MapfFrozenLake):
+    def report_headline(self, report: BaseModel) -> str:
+        return " "
+
+
 @pytest.mark.parametrize(
     ("broken", "check", "words"),
     [
@@ -84,6 +90,7 @@ class Tampered(MapfFrozenLake):
         (OwnWords, "judge", "'wrong' is not a failure type"),
         (Unclipped, "knobs", "outside [0.0, 0.5]"),
         (Tampered, "suites", "is not the shipped"),
+        (Mute, "describe", "report_headline gave ' '"),
     ],
 )
 def test_a_broken_rule_is_named_with_its_fix(

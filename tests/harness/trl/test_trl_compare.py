@@ -24,36 +24,20 @@ import yaml
 from safetensors.torch import load_file
 
 from run_records import read_result
+from tests.harness.trl.tiny import tiny_experiment
 
 REPO = Path(__file__).parents[3]
 DESIGNERS = ("self", "base", "random")
-ANSWER_TOKENS = 24
 
 
 def experiment(policy: Path) -> dict[str, object]:
-    llm = {"max_tokens": 48, "max_attempts": 1, "timeout_s": 300, "deadline_s": 600}
-    return {
-        "name": "trl-tiny",
-        "backend": "trl",
-        "policy": str(policy),
-        "rounds": 2,
-        "samples_per_round": 2,
-        "epochs_per_round": 1,
-        "grpo": {"group_size": 2, "learning_rate": 1.0e-5, "kl_coef": 1.0e-3},
-        "designers": list(DESIGNERS),
-        "designer_options": {"self": llm, "base": llm},
-        "seeds": [0],
-        "benchmarks": ["3agents"],
-        "best_of": 2,
-        "limit": 2,
-        "trl": {
-            "max_response_length": ANSWER_TOKENS,
-            "prompts_per_step": 2,
-            "micro_batch_size": 4,
-            "eval_batch_size": 8,
-            "length_unit": "characters",
-        },
-        "task_settings": {
+    return tiny_experiment(
+        "trl-tiny",
+        policy,
+        DESIGNERS,
+        benchmarks=["3agents"],
+        trl={"length_unit": "characters"},
+        task_settings={
             "reward": {
                 "length_gate": "any",
                 "budget_tokens": 24,
@@ -61,7 +45,7 @@ def experiment(policy: Path) -> dict[str, object]:
                 "chars_per_token": 1.0,
             },
         },
-    }
+    )
 
 
 @pytest.fixture(scope="module")
