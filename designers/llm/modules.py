@@ -17,7 +17,9 @@ from importlib.resources import files
 from string import Template
 from typing import Any
 
-from designers.context import DesignContext, RoundRecord
+from pydantic import BaseModel
+
+from designers.context import DesignContext
 from tasks import Task, family_of
 
 PAPER_FAMILY = "mapf-frozenlake"
@@ -67,10 +69,12 @@ def render_guidelines(ctx: DesignContext) -> str:
     return load_prompt(prompt_file(ctx, "guidelines.md")).rstrip() + "\n"
 
 
-def _history_entry(task: Task[Any, Any], record: RoundRecord) -> str:
-    lines = [f"### Round {record.round}", "Configuration:", task.describe_config(record.config)]
-    if record.validation is not None:
-        lines.append(task.report_headline(record.validation))
+def _history_entry(
+    task: Task[Any, Any], round_: int, config: BaseModel, validation: BaseModel | None
+) -> str:
+    lines = [f"### Round {round_}", "Configuration:", task.describe_config(config)]
+    if validation is not None:
+        lines.append(task.report_headline(validation))
     return "\n".join(lines)
 
 
@@ -80,11 +84,13 @@ def render_history(ctx: DesignContext, *, include_default: bool = False) -> str:
     The paper found that leaving out round 0's default configuration helps (V4 over V3): the
     random start anchors the model on a configuration nobody chose. `include_default` keeps it.
     """
-    records = [r for r in ctx.history if include_default or r.round != 0]
+    rounds = [(r.round, r.config, r.validation) for r in ctx.history
+              if include_default or r.round != 0]  # fmt: skip
     if include_default and ctx.round > 0 and not any(r.round == 0 for r in ctx.history):
-        records.insert(0, RoundRecord(round=0, config=ctx.initial_config))
+        rounds.insert(0, (0, ctx.initial_config, None))
     task = ctx.design_task()
-    return _section("modules/history.md", "\n\n".join(_history_entry(task, r) for r in records))
+    entries = (_history_entry(task, *entry) for entry in rounds)
+    return _section("modules/history.md", "\n\n".join(entries))
 
 
 def render_summary(ctx: DesignContext) -> str:

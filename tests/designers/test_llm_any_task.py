@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from designers.context import RoundRecord, TrainingInfo
-from designers.llm.variants import analysis_messages, get_variant
+from designers.llm.variants import VARIANTS, analysis_messages, get_variant
 from run_records import task_records
 from tasks.reasoning_gym import ReasoningGym
 from tests.designers.openai_server import ScriptedServer, llm_designer_for
-from tests.designers.test_llm_prompts import GOLDEN, REGENERATE
+from tests.designers.test_llm_prompts import GOLDEN, HEADINGS, REGENERATE
 
 GOOD = """The chain sums fail most; ease them and give them more of the budget.
 
@@ -72,6 +74,15 @@ def test_the_general_prompt_speaks_the_tasks_words(reasoning_gym_task: Reasoning
     assert "### Round 1\nConfiguration:\n  basic_arithmetic: weight 0.200" in text
     for paper_word in ("MAPF", "map size", "hole", "agents"):
         assert paper_word not in text, paper_word
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_every_variant_has_exactly_its_modules(reasoning_gym_task: ReasoningGym, name: str) -> None:
+    ctx = rg_context(reasoning_gym_task)
+    text = analysis_messages(ctx, get_variant(name))[1]["content"]  # type: ignore[arg-type]
+    for module, heading in HEADINGS.items():
+        assert (heading in text) == (module in VARIANTS[name].modules), (name, module)
+    assert ("### Round 0" in text) == (name == "V3")  # round 0's start, in the task's words
 
 
 def test_a_change_set_is_projected_by_the_task(
