@@ -18,7 +18,6 @@ from harness_cli.help_pages import App
 from leaderboards import (
     FORMATS,
     RESAMPLES,
-    Cut,
     Format,
     LeaderboardError,
     RunSet,
@@ -29,9 +28,7 @@ from leaderboards import (
     render,
     terminal_renderable,
 )
-from leaderboards.metrics import METRICS
 from leaderboards.power import ALPHA, POWER, power_lines, runs_power
-from leaderboards.score_arrays import CUTS
 from leaderboards.site import MANIFEST, Carried, check_out, publish_site
 
 app = App(help="Leaderboards built from run directories.", no_args_is_help=True)
@@ -118,7 +115,8 @@ def show_cmd(
         list[str] | None,
         typer.Option(
             "--suite-detail",
-            help="Also show cuts by size, subset or hole (repeatable; JSON and CSV hold all).",
+            help="Also show the cuts by one of the task's cuts (MAPF: size, subset or hole; "
+            "repeatable; JSON and CSV hold all).",
         ),
     ] = None,
     fmt: Annotated[
@@ -136,11 +134,12 @@ def show_cmd(
     if fmt not in FORMATS:
         raise fail(f"unknown format {fmt!r}; formats are {', '.join(FORMATS)}")
     details = suite_detail or []
-    for cut in details:
-        if cut not in CUTS:
-            raise fail(f"unknown --suite-detail {cut!r}; choose from {', '.join(CUTS)}")
     try:
         loaded = note_machines(read_runs(runs, strict), pool_machines)
+        known = loaded[0].task.cuts if len(loaded) else ()
+        unknown = [cut for cut in details if cut not in known]
+        if unknown:
+            raise fail(f"unknown --suite-detail {unknown[0]!r}; choose from {', '.join(known)}")
         with warnings.status(f"building the board of {len(loaded)} runs"):
             board = build_board(
                 loaded,
@@ -149,21 +148,20 @@ def show_cmd(
                 answers="best_of" if best_of else "greedy",
                 resamples=resamples,
                 reference=reference,
-                details=CUTS if fmt in ("json", "csv") else cast(list[Cut], details),
+                details=None if fmt in ("json", "csv") else details,
                 pool_machines=pool_machines,
             )
     except LeaderboardError as err:
         raise fail(str(err)) from None  # paths and values are not markup
-    cuts = cast(list[Cut], details)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(render(board, cast(Format, fmt), cuts), encoding="utf-8")
+        out.write_text(render(board, cast(Format, fmt), details), encoding="utf-8")
         console.print(f"board written to {out}")
     elif fmt == "terminal":
         wide = console if console.is_terminal else Console(width=max(console.width, 160))
-        wide.print(terminal_renderable(board, cuts))
+        wide.print(terminal_renderable(board, details))
     else:
-        typer.echo(render(board, cast(Format, fmt), cuts), nl=False)
+        typer.echo(render(board, cast(Format, fmt), details), nl=False)
 
 
 @app.command("publish")
@@ -244,7 +242,10 @@ def power_cmd(
     runs: RunsArgument,
     delta: Annotated[float, typer.Option(help="The difference to resolve, points.")],
     metric: Annotated[
-        str | None, typer.Option(help=f"Only this rate: one of {', '.join(METRICS)}.")
+        str | None,
+        typer.Option(
+            help="Only this rate: one of the task's (MAPF: valid, optimal_makespan, optimal_soc)."
+        ),
     ] = None,
     power: Annotated[float, typer.Option(help="The chance wanted to detect it.")] = POWER,
     alpha: Annotated[float, typer.Option(help="Two-sided significance level.")] = ALPHA,
@@ -253,15 +254,17 @@ def power_cmd(
     pool_machines: PoolMachinesOption = False,
 ) -> None:
     """The smallest difference the runs can detect, and the seeds a difference of DELTA needs."""
-    if metric is not None and metric not in METRICS:
-        raise fail(f"unknown --metric {metric!r}; choose from {', '.join(METRICS)}")
     for name, value, share in (("--delta", delta, False), ("--power", power, True),
                                ("--alpha", alpha, True)):  # fmt: skip
         if value <= 0 or (share and value >= 1):
             bounds = "strictly between 0 and 1" if share else "above 0"
             raise fail(f"{name} must be {bounds}, not {value:g}")
     try:
-        found = runs_power(note_machines(read_runs(runs, strict), pool_machines),
+        loaded = note_machines(read_runs(runs, strict), pool_machines)
+        rates = [r.key for r in loaded[0].task.board_rates] if len(loaded) else []
+        if metric is not None and rates and metric not in rates:
+            raise fail(f"unknown --metric {metric!r}; choose from {', '.join(rates)}")
+        found = runs_power(loaded,
                            answers="best_of" if best_of else "greedy", alpha=alpha, power=power,
                            pool_machines=pool_machines)  # fmt: skip
     except LeaderboardError as err:

@@ -1,21 +1,24 @@
-"""Leaderboards from run directories: Sum per designer and agent count, with seeds and intervals.
+"""Leaderboards from run directories: Sum per designer and suite, with seeds and intervals.
 
     runs = load_runs([Path("runs/quick")])       # finished runs; runs.skipped: the others
     board = build_board(runs, baseline="random")  # refuses incompatible runs
     print(render(board, "markdown", details=["size"]))
     publish_site(runs, Path("site"), reference=True)  # static site: tables, plots, run pages
 
-Boards are built from `ResultRecord`s alone. Every cell holds three rates (`leaderboards.metrics`):
-valid, makespan-optimal (the paper's "opt.") and SOC-optimal, the last two "n/a" where the
-records' suite version lacks that optimum. Intervals come from a two-level bootstrap over
-seeds and instances (`leaderboards.bootstrap` documents it); `Board` is a versioned pydantic
-model whose JSON schema ships as `leaderboards/data/board.schema.json`. The paper's figures
-(`load_reference`, every cell of its three tables) are shown beside boards, never mixed in.
+Boards are built from `ResultRecord`s alone, read through the runs' task (`Task.verdict_table`;
+a board is of one task at one version and refuses to pool two). Every cell holds the task's
+rates (`Task.board_rates`; MAPF-FrozenLake's: valid, makespan-optimal -- the paper's "opt." --
+and SOC-optimal, the last two "n/a" where the records' suite version lacks that optimum), and a
+Sum is the mean over the values of the task's first cut (MAPF: map sizes). Intervals come from a
+two-level bootstrap over seeds and instances (`leaderboards.bootstrap` documents it); `Board` is
+a versioned pydantic model whose JSON schema ships as `leaderboards/data/board.schema.json`. The
+paper's figures (`load_reference`, every cell of its three tables) are shown beside boards,
+never mixed in.
 
-Beside the paper's Sum layout, a board follows rliable's practice over the runs x tasks score
-matrix (a task: one suite x map size): mean and interquartile mean with stratified-bootstrap
-intervals (`Board.aggregates`), the probability of improving on the baseline
-(`Board.improvements`) and performance profiles (`Board.profiles`), computed in numpy
+Beside the paper's Sum layout, a board follows rliable's practice over the runs x cells score
+matrix (a cell: one suite x first-cut value, rliable's "task"): mean and interquartile mean with
+stratified-bootstrap intervals (`Board.aggregates`), the probability of improving on the
+baseline (`Board.improvements`) and performance profiles (`Board.profiles`), computed in numpy
 (`leaderboards.robust` says why, and is tested against rliable's outputs). It also carries the
 validation curve per round with bands over seeds (`Board.curves`), the controls -- each
 designer's overall Sum normalised between random (0) and matched (1), and the sensitivity line
@@ -24,8 +27,8 @@ matched minus harder (`Board.controls`) -- and the smallest difference it could 
 
 Runs travel as bundles (`bundle_runs`): records, every stored benchmark answer and a checksummed
 manifest; `verify_bundle` re-scores each answer with the installed verifier and suites, and
-`merge_bundles` adds only verified, compatible runs to a shared board.
-"""
+`merge_bundles` adds only verified, compatible runs to a shared board. Sites and bundles read
+MAPF-FrozenLake's configurations and suites, and refuse another task's runs in one line."""
 
 from leaderboards.aggregate import build_board
 from leaderboards.board import (
@@ -71,7 +74,7 @@ from leaderboards.bundles import (
 )
 from leaderboards.compat import check_compatible, machine_notes
 from leaderboards.errors import LeaderboardError
-from leaderboards.metrics import METRICS, Metric
+from leaderboards.metrics import Metric
 from leaderboards.power import detectable_difference, runs_power, seeds_needed
 from leaderboards.readers import (
     LoadedRun,
@@ -97,7 +100,6 @@ __all__ = [
     "BOARD_SCHEMA_VERSION",
     "BOOTSTRAP_SEED",
     "FORMATS",
-    "METRICS",
     "ONE_SEED",
     "RESAMPLES",
     "Aggregate",

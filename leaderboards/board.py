@@ -3,10 +3,10 @@
 Every rate is in percent (0-100) and every delta in percentage points, as in the paper. A cell
 keeps its mean over seeds and its 95% bootstrap interval; with one seed the interval is unknown,
 so `low`/`high` are None and `note` says why -- renderers show the note, never an empty cell.
-Each cell holds three rates (`leaderboards.metrics`): valid, makespan-optimal (the paper's
-"opt.") and SOC-optimal. An optimal rate whose records hold no such minima (suite version 1 has
-SOC minima only) is None, and the suite's `SuiteInfo.unavailable` says why; renderers show
-"n/a" with that note.
+Each cell holds the task's 0/1 rates (`Board.rates`; MAPF-FrozenLake's: valid, makespan-optimal
+-- the paper's "opt." -- and SOC-optimal). A rate whose records cannot give it (MAPF suite
+version 1 holds SOC minima only) is None, and the suite's `SuiteInfo.unavailable` says why;
+renderers show "n/a" with that note. A board is of one task at one version (`Board.task`).
 The board is built from result files alone (`leaderboards.build_board`), so it names the runs,
 code versions and commits it was built from. A designer some of whose design steps failed carries
 `design_failures` (boards flag it); one whose every step failed is listed in `unranked` rather
@@ -21,20 +21,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from leaderboards.metrics import DEFINITIONS, Metric
+from leaderboards.metrics import Metric
+from tasks import BoardRate
 
-BOARD_SCHEMA_VERSION = "3"
-"""2: three rates per cell (valid, optimal_makespan, optimal_soc) where 1 had valid and
-optimal; the reference carries every per-size cell of the paper's tables.
-3: rliable's statistics over the runs x tasks score matrix (`aggregates`: mean and IQM;
-`improvements`: P(designer > baseline); `profiles`), validation `curves` per round, the
-`controls` (scores normalised between random and matched, and the sensitivity line matched
-minus harder) and `power` (the smallest difference the board could detect). Every new field has
-a default, so boards of version 2 still read."""
+BOARD_SCHEMA_VERSION = "4"
+"""The version of `Board`'s JSON schema (leaderboards/data/board.schema.json)."""
 
-Cut = Literal["size", "subset", "hole"]
+Cut = str
+"""One of the task's cuts (MAPF-FrozenLake: ``size``, ``subset``, ``hole``)."""
 Answers = Literal["greedy", "best_of"]
 
 
@@ -70,12 +66,13 @@ Kind = Literal["designer", "policy"]
 
 
 class Aggregate(BaseModel):
-    """rliable's aggregates of one designer's score matrix (runs x tasks) for one metric.
+    """rliable's aggregates of one designer's score matrix (runs x cells) for one metric.
 
-    A task is one benchmark suite x map size, a score that run's rate on it. Unlike "overall",
-    which weighs every suite alike, the mean weighs every task alike. The intervals resample
-    runs within each task (rliable's stratified bootstrap), so they hold run-to-run variation
-    only; with one run they are unknown (`Estimate.note`).
+    A cell is one benchmark suite x value of the task's first cut (MAPF: map size), a score
+    that run's rate on it (rliable calls these "tasks"). Unlike "overall", which weighs every
+    suite alike, the mean weighs every cell alike. The intervals resample runs within each cell
+    (rliable's stratified bootstrap), so they hold run-to-run variation only; with one run they
+    are unknown (`Estimate.note`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -84,16 +81,18 @@ class Aggregate(BaseModel):
     kind: Kind
     metric: Metric
     runs: int
-    tasks: int = Field(description="Columns: one per (suite, map size), 21 for 3/4/5 agents.")
-    mean: Estimate = Field(description="Mean over runs and tasks, stratified-bootstrap 95% CI.")
+    cells: int = Field(
+        description="Columns: one per (suite, first-cut value); MAPF's 3/4/5 agents: 21."
+    )
+    mean: Estimate = Field(description="Mean over runs and cells, stratified-bootstrap 95% CI.")
     iqm: Estimate = Field(
-        description="Interquartile mean: the 25% trimmed mean of all run-task scores."
+        description="Interquartile mean: the 25% trimmed mean of all run-cell scores."
     )
 
 
 class Improvement(BaseModel):
     """P(designer > baseline): the chance a random run of the designer beats one of the
-    baseline on a random task (ties count half; 0.5 is no difference)."""
+    baseline on a random cell (ties count half; 0.5 is no difference)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -109,7 +108,7 @@ class Improvement(BaseModel):
 
 
 class Profile(BaseModel):
-    """Performance profile: share of run-task scores above each threshold tau, with a 95% band."""
+    """Performance profile: share of run-cell scores above each threshold tau, with a 95% band."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -192,39 +191,23 @@ class DetectableDifference(BaseModel):
     )
 
 
-MAKESPAN_HELP = (
-    "Valid and at the exact minimal makespan: the paper's 'opt.'. None when the records hold no "
-    "makespan minima (suite version 1; `SuiteInfo.unavailable` says so)."
-)
-SOC_HELP = "Valid and at the exact minimal sum of costs. None when the records hold no SOC minima."
-
-
-class RateCell(BaseModel):
-    """Valid, makespan-optimal and SOC-optimal rate of one cell."""
+class RateCell(RootModel[dict[str, Estimate | None]]):
+    """Each of the board's rates (`Board.rates`) in one cell, by key; None where the records
+    cannot give it (`SuiteInfo.unavailable` says why)."""
 
     model_config = ConfigDict(frozen=True)
-
-    valid: Estimate
-    optimal_makespan: Estimate | None = Field(description=MAKESPAN_HELP)
-    optimal_soc: Estimate | None = Field(description=SOC_HELP)
 
     def get(self, metric: Metric) -> Estimate | None:
-        value: Estimate | None = getattr(self, metric)
-        return value
+        return self.root.get(metric)
 
 
-class DeltaCell(BaseModel):
-    """The three rates' differences from the baseline (None where a rate is unknown)."""
+class DeltaCell(RootModel[dict[str, Delta | None]]):
+    """Each rate's difference from the baseline, by key (None where a rate is unknown)."""
 
     model_config = ConfigDict(frozen=True)
 
-    valid: Delta
-    optimal_makespan: Delta | None = Field(description=MAKESPAN_HELP)
-    optimal_soc: Delta | None = Field(description=SOC_HELP)
-
     def get(self, metric: Metric) -> Delta | None:
-        value: Delta | None = getattr(self, metric)
-        return value
+        return self.root.get(metric)
 
 
 class RunRef(BaseModel):
@@ -309,16 +292,19 @@ class UnrankedRow(BaseModel):
 
 
 class DetailRow(BaseModel):
-    """One cut of one suite: a map size, a wait subset or a hole ratio."""
+    """One value of one of the task's cuts in one suite (MAPF: a map size, a wait subset or a
+    hole ratio)."""
 
     model_config = ConfigDict(frozen=True)
 
     designer: str
     suite: str
     cut: Cut
-    key: str = Field(description="'7' (size), 'wr_050' (subset) or '0.3' (hole ratio).")
+    key: str = Field(description="The cut's value (MAPF: '7', 'wr_050', '0.3').")
     instances: int = Field(description="Instances in the cut, per seed.")
-    rates: RateCell = Field(description="Mean over the cut's sizes of the per-size rate.")
+    rates: RateCell = Field(
+        description="Mean over the first cut's values in the cut (MAPF: its sizes) of the rate."
+    )
 
 
 class FailureRow(BaseModel):
@@ -330,7 +316,9 @@ class FailureRow(BaseModel):
     suite: str
     answers: int = Field(description="Answers over all seeds.")
     valid: float = Field(description="Share of valid answers, percent.")
-    shares: dict[str, float] = Field(description="Share per first failing check, percent.")
+    shares: dict[str, float] = Field(
+        description="Share per failure type of the task (first failing check), percent."
+    )
 
 
 class CostRow(BaseModel):
@@ -355,18 +343,16 @@ class SuiteInfo(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
-    n_agents: int
-    sizes: tuple[int, ...]
+    strata: tuple[str, ...] = Field(
+        description="The values of the task's first cut the suite holds (MAPF: its map sizes)."
+    )
     instances: int
     suite_version: int | None = None
     content_sha256: str | None = None
-    optima: tuple[str, ...] = Field(
-        description="The exact optima the records' verdicts were judged against ('soc', "
-        "'makespan')."
-    )
     unavailable: dict[str, str] = Field(
         default_factory=dict,
-        description="Rates this suite's cells cannot give (they are None), each with why.",
+        description="Rates this suite's cells cannot give (they are None), each with why, "
+        "phrased to follow 'n/a: the <suites> '.",
     )
 
 
@@ -461,6 +447,7 @@ class Board(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     schema_version: str = BOARD_SCHEMA_VERSION
+    task: str = Field(description="The task the runs were judged on, with its version.")
     package_version: str = Field(description="The code that built the board.")
     git_commit: str
     answers: Answers = Field(description="Greedy answers, or the best of n samples.")
@@ -470,9 +457,12 @@ class Board(BaseModel):
         description="The runs' shared experiment config (designers, seeds and options left out)."
     )
     suites: tuple[SuiteInfo, ...]
-    metrics: dict[str, str] = Field(
-        default_factory=lambda: {str(k): v for k, v in DEFINITIONS.items()},
-        description="The rates each cell holds, and what each counts.",
+    rates: tuple[BoardRate, ...] = Field(
+        description="The rates each cell holds (the task's `board_rates`): key, row label, "
+        "column header, what each counts, and the optimal kind it reads; in table order."
+    )
+    cut_titles: dict[str, str] = Field(
+        description="The task's cuts, the first the strata of a Sum, and each one's title."
     )
     bootstrap: BootstrapSpec
     runs: tuple[RunRef, ...]
@@ -501,6 +491,19 @@ class Board(BaseModel):
     power: tuple[DetectableDifference, ...] = Field(
         default=(), description="Per metric: the smallest difference the board could detect."
     )
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]:
+        """The rates' keys, in order."""
+        return tuple(r.key for r in self.rates)
+
+    def rate(self, metric: Metric) -> BoardRate:
+        return next(r for r in self.rates if r.key == metric)
+
+    @property
+    def strata_cut(self) -> Cut:
+        """The cut a Sum is the mean over (MAPF: size)."""
+        return next(iter(self.cut_titles))
 
 
 def board_json_schema() -> dict[str, Any]:

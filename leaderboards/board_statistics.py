@@ -2,7 +2,7 @@
 
 Per ranked designer (`designer_statistics`, computed with the rest of its part:
 `leaderboards.designer_parts`): rliable's aggregates, its profile and P(improvement) over the
-baseline (`leaderboards.task_scores`), and its validation curves per round
+baseline (`leaderboards.cell_scores`), and its validation curves per round
 (`leaderboards.curves`). Across designers (`board_statistics`): the controls
 (`leaderboards.controls`) and the detectable difference (`leaderboards.power`); the controls
 reuse the rows' means, resampled Sums and paired deltas, which each part returns
@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboards.board import Aggregate, Improvement, Profile, RoundCurve
+from leaderboards.cell_scores import CellScores, aggregates, improvements, profiles
 from leaderboards.controls import board_controls
 from leaderboards.curves import round_curves
 from leaderboards.groups import Group
 from leaderboards.power import board_power
 from leaderboards.sums import Drawn
-from leaderboards.task_scores import TaskScores, aggregates, improvements, profiles
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class DesignerStatistics:
 
 
 def designer_statistics(
-    g: Group, scores: TaskScores, base_scores: TaskScores | None
+    g: Group, scores: CellScores, base_scores: CellScores | None
 ) -> DesignerStatistics:
     """`g`'s statistics from its task scores (and the baseline's, to compare it with)."""
     return DesignerStatistics(

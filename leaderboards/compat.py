@@ -1,5 +1,5 @@
-"""Which runs may share a board: same benchmarks (suites and contents), same experiment, and
-the same way of computing.
+"""Which runs may share a board: same task at the same version, same benchmarks (suites and
+contents), same experiment, and the same way of computing.
 
 A board compares designers, so runs may differ only in the designer, its options and the seed.
 Two runs of another benchmark version, other suites, or another experiment setting (rounds,
@@ -22,9 +22,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from leaderboards.errors import LeaderboardError
-from leaderboards.layouts import suite_layout
+from leaderboards.layouts import read_suite
 from leaderboards.readers import LoadedRun
 from run_records import MachineRecord, first_difference
+from tasks import DEFAULT_TASK, family_of
 
 FREE_FIELDS = (
     "name",
@@ -60,6 +61,8 @@ def check_compatible(runs: Sequence[LoadedRun], *, pool_machines: bool = False) 
     _no_duplicates(runs)
     first = runs[0]
     for other in runs[1:]:
+        _same_task(first, other)
+    for other in runs[1:]:
         _same_suites(first, other)
         for suite in first.record.suites:
             _same_benchmark(first, other, suite)
@@ -72,6 +75,17 @@ def check_compatible(runs: Sequence[LoadedRun], *, pool_machines: bool = False) 
     if not pool_machines:
         for run in trained[1:]:
             _same_machine(trained[0], run)
+
+
+def require_default_task(runs: Sequence[LoadedRun], what: str) -> None:
+    """Refuse, in one line, runs of a task other than MAPF-FrozenLake for `what` (a step that
+    reads MAPF-FrozenLake's configurations or suites itself), naming what serves them."""
+    other = next((r for r in runs if family_of(r.task.id)[0] != family_of(DEFAULT_TASK)[0]), None)
+    if other is not None:
+        raise LeaderboardError(
+            f"{other.name} is a run of task {other.task.id}: {what} reads MAPF-FrozenLake's "
+            "configurations and suites; `harness leaderboard show` builds its board"
+        )
 
 
 def machine_notes(runs: Sequence[LoadedRun], *, pool_machines: bool = False) -> list[str]:
@@ -110,6 +124,16 @@ def _no_duplicates(runs: Sequence[LoadedRun]) -> None:
         seen[key] = run
 
 
+def _same_task(a: LoadedRun, b: LoadedRun) -> None:
+    """Runs of two tasks, or of two versions of one, are judged by different rules: never
+    pooled, whatever else they share."""
+    if a.task.id != b.task.id:
+        raise LeaderboardError(
+            f"{a.name} is a run of task {a.task.id} but {b.name} of {b.task.id}: a board "
+            "compares designers on one task at one version; build one board per task"
+        )
+
+
 def _same_suites(a: LoadedRun, b: LoadedRun) -> None:
     mine, theirs = sorted(a.record.suites), sorted(b.record.suites)
     if mine != theirs:
@@ -120,13 +144,15 @@ def _same_suites(a: LoadedRun, b: LoadedRun) -> None:
 
 
 def _same_benchmark(a: LoadedRun, b: LoadedRun, suite: str) -> None:
+    task = a.task
     x, y = a.record.suites[suite], b.record.suites[suite]
-    if x.content_sha256 and y.content_sha256 and x.content_sha256 != y.content_sha256:
-        detail = f"manifest checksum {x.content_sha256[:12]} vs {y.content_sha256[:12]}"
-    elif (x.suite_version or 1) != (y.suite_version or 1):  # unversioned records are version 1's
-        detail = f"suite version {x.suite_version or 1} vs {y.suite_version or 1}"
-    elif suite_layout(x).fingerprint != suite_layout(y).fingerprint:
-        detail = f"{len(x.verdicts)} vs {len(y.verdicts)} instances, or other instance ids"
+    rx, ry = read_suite(task, x), read_suite(task, y)
+    if rx.checksum and ry.checksum and rx.checksum != ry.checksum:
+        detail = f"manifest checksum {rx.checksum[:12]} vs {ry.checksum[:12]}"
+    elif (rx.version or 1) != (ry.version or 1):  # unversioned records are version 1's
+        detail = f"suite version {rx.version or 1} vs {ry.version or 1}"
+    elif rx.layout.fingerprint != ry.layout.fingerprint:
+        detail = f"{len(rx.layout.ids)} vs {len(ry.layout.ids)} instances, or other instance ids"
     else:
         return
     raise LeaderboardError(

@@ -19,7 +19,8 @@ matching the benchmarks' own mix). With the fixed `random` configuration they gi
   metric. A budget whose sensitivity interval includes 0 cannot rank designers.
 
 A control missing from the ranked runs is named in `Controls.note` with the preset that runs
-all three.
+all three; where the board's task is one that `matched` or `harder` does not serve, the note
+says so instead (`Task`-generic designers have no positive or negative control yet).
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from designers import designer_tasks
 from leaderboards.board import Controls, NormalisedScore
 from leaderboards.bootstrap import ONE_SEED, Floats, interval
 from leaderboards.deltas import baseline_deltas, paired_reps
 from leaderboards.groups import Group, overall_reps, pct
-from leaderboards.metrics import METRICS, SHORT, Metric
+from leaderboards.metrics import Metric
 from leaderboards.sums import Drawn, Replicates, Resampled
+from tasks import serves
 
 ZERO, POSITIVE, NEGATIVE = "random", "matched", "harder"
 RUN_CONTROLS = "run `harness compare --preset controls` (random, matched and harder)"
@@ -52,6 +55,12 @@ def board_controls(
     if not named:
         return None
     designers = [g for g, _ in named.values()]
+    task = designers[0].task.id
+    unserved = [n for n in (POSITIVE, NEGATIVE) if not serves(designer_tasks(n), task)]
+    if unserved:
+        note = (f"no controls for task {task}: {' and '.join(unserved)} design for other "
+                "tasks only")  # fmt: skip
+        return Controls(zero=ZERO, positive=POSITIVE, negative=NEGATIVE, note=note)
     zero, one, neg = (named[name][0] if name in named else None
                       for name in (ZERO, POSITIVE, NEGATIVE))  # fmt: skip
     notes: list[str] = []
@@ -62,7 +71,7 @@ def board_controls(
         scale = _Scale(zero, one, suites, {name: d.sums for name, (_, d) in named.items()},
                        _against_zero(designers, zero, one, named, suites, resamples))  # fmt: skip
         unclear: list[str] = []  # metrics whose scale is noise, with matched - random's interval
-        for metric in METRICS:
+        for metric in one.metrics:
             if all(one.has(s, metric) for s in suites):
                 normalised.extend(_scores(scale, designers, metric, notes, unclear))
         if unclear:
@@ -76,7 +85,7 @@ def board_controls(
         above, below = named[POSITIVE][1], named[NEGATIVE][1]
         overall = baseline_deltas(one, neg, above.sums, below.sums, suites, resamples,
                                   above.paired.get(NEGATIVE)).overall  # fmt: skip
-        sensitivity = {str(m): d for m in METRICS if (d := overall.get(m)) is not None}
+        sensitivity = {m: d for m in one.metrics if (d := overall.get(m)) is not None}
     if None in (zero, one, neg):
         notes.append(RUN_CONTROLS)
     return Controls(zero=ZERO, positive=POSITIVE, negative=NEGATIVE,
@@ -157,12 +166,12 @@ def _scores(
     zero, one = scale.zero, scale.one
     low_end, high_end = scale.overall(zero, metric), scale.overall(one, metric)
     if high_end <= low_end:
-        notes.append(f"no normalised {SHORT[metric]} score: {POSITIVE} ({pct(high_end):.1f}) "
+        notes.append(f"no normalised {one.short(metric)} score: {POSITIVE} ({pct(high_end):.1f}) "
                      f"does not beat {ZERO} ({pct(low_end):.1f})")  # fmt: skip
         return []
     spread = scale.differences(one, metric)
     if spread is not None and (span := interval(spread))[0] <= 0:  # one seed: no interval
-        unclear.append(f"{SHORT[metric]} {pct(span[0]):+.1f} to {pct(span[1]):+.1f}")
+        unclear.append(f"{one.short(metric)} {pct(span[0]):+.1f} to {pct(span[1]):+.1f}")
         return []
     out = []
     for g in designers:

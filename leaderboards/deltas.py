@@ -22,7 +22,6 @@ from leaderboards.board import Delta, DeltaCell
 from leaderboards.bootstrap import ONE_SEED, Floats, interval, replicates, rng_for, seed_draws
 from leaderboards.errors import LeaderboardError
 from leaderboards.groups import Group, overall_reps, pct
-from leaderboards.metrics import METRICS
 from leaderboards.sums import Replicates, Resampled
 
 
@@ -61,7 +60,7 @@ def baseline_deltas(
                       seeds, paired)
             if g.has(suite, m)
             else None
-            for m in METRICS
+            for m in g.metrics
         }  # fmt: skip
         per_suite[suite] = DeltaCell.model_validate(cell)
     overall: dict[str, Delta | None] = {
@@ -73,7 +72,7 @@ def baseline_deltas(
         )
         if all(g.has(s, m) for s in suites)
         else None
-        for m in METRICS
+        for m in g.metrics
     }
     return BaselineDeltas(per_suite, DeltaCell.model_validate(overall),
                           reps if paired and seeds > 1 else None)  # fmt: skip
@@ -86,12 +85,12 @@ def paired_reps(g: Group, base: Group, suites: list[str], resamples: int) -> Rep
                        len(g.runs), resamples)  # fmt: skip
     reps: Replicates = {}
     for suite in suites:
-        for metric in METRICS:
+        for metric in g.metrics:
             if not g.has(suite, metric):
                 continue
             strata = []
             for mine, theirs in zip(g.arrays[suite], base.arrays[suite], strict=True):
-                if mine.ids != theirs.ids:
+                if mine.layout.ids != theirs.layout.ids:
                     raise LeaderboardError(
                         f"{g.designer} and {base.designer} answered different instances of "
                         f"{suite}: cannot pair them"

@@ -21,10 +21,9 @@ from statistics import mean
 
 from leaderboards.board import Cut, DesignerRow, DesignFailures, DetailRow, Estimate, RateCell
 from leaderboards.board_statistics import DesignerStatistics, designer_statistics
+from leaderboards.cell_scores import CellScores, cell_scores
 from leaderboards.deltas import baseline_deltas
 from leaderboards.groups import Group, estimate, overall_reps
-from leaderboards.metrics import METRICS
-from leaderboards.score_arrays import CUTS
 from leaderboards.sums import (
     Drawn,
     Replicates,
@@ -33,7 +32,6 @@ from leaderboards.sums import (
     instance_reps,
     resample_sums,
 )
-from leaderboards.task_scores import TaskScores, task_scores
 
 Flags = dict[tuple[str, str], DesignFailures | None]
 
@@ -60,7 +58,7 @@ class _Baseline:
     group: Group
     sums: Resampled
     """Its Sums, for the deltas."""
-    scores: TaskScores
+    scores: CellScores
     """Its task scores, for P(improvement)."""
 
 
@@ -86,7 +84,7 @@ def designer_parts(
     """Every ranked group's part, in order, each with what it resampled (`DesignerPart.drawn`)."""
     baseline = None
     if base is not None:
-        sums, scores = resample_sums(base, suites), task_scores(base, suites, resamples)
+        sums, scores = resample_sums(base, suites), cell_scores(base, suites, resamples)
         baseline = _Baseline(base, sums, scores)
     shared = _Shared(baseline, flags, suites, resamples, cuts)
     workers = min(os.cpu_count() or 1, len(groups) // PARALLEL_FROM)
@@ -124,7 +122,7 @@ def _part(g: Group, shared: _Shared) -> DesignerPart:
         if deltas.paired is not None:
             paired[base.group.designer] = deltas.paired
         base_scores = base.scores
-    scores = task_scores(g, suites, shared.resamples)
+    scores = cell_scores(g, suites, shared.resamples)
     return DesignerPart(
         row=row.model_copy(update=update),
         details=tuple(_details(g, suites, shared.cuts)),
@@ -141,7 +139,7 @@ def _row(g: Group, sums: Resampled, suites: list[str]) -> DesignerRow:
             m: estimate(sums.means[suite, m], sums.reps.get((suite, m)), len(g.runs))
             if g.has(suite, m)
             else None
-            for m in METRICS
+            for m in g.metrics
         }
         cells[suite] = RateCell.model_validate(cell)
     overall: dict[str, Estimate | None] = {
@@ -152,7 +150,7 @@ def _row(g: Group, sums: Resampled, suites: list[str]) -> DesignerRow:
         )
         if all(g.has(s, m) for s in suites)
         else None
-        for m in METRICS
+        for m in g.metrics
     }
     first = g.runs[0].record
     return DesignerRow(
@@ -169,7 +167,7 @@ def _row(g: Group, sums: Resampled, suites: list[str]) -> DesignerRow:
 
 
 def _details(g: Group, suites: list[str], cuts: Sequence[Cut]) -> list[DetailRow]:
-    chosen = [c for c in CUTS if c in cuts]
+    chosen = [c for c in g.task.cuts if c in cuts]
     return [
         _detail(g, suite, cut, key)
         for suite in suites
@@ -179,14 +177,14 @@ def _details(g: Group, suites: list[str], cuts: Sequence[Cut]) -> list[DetailRow
 
 
 def _detail(g: Group, suite: str, cut: Cut, key: str) -> DetailRow:
-    """One cut's cell: per seed the mean over the cut's sizes, then over seeds."""
+    """One cut's cell: per seed the mean over the cut's strata, then over seeds."""
     cell: dict[str, Estimate | None] = {}
-    for metric in METRICS:
+    for metric in g.metrics:
         if not g.has(suite, metric):
             cell[metric] = None
             continue
         ones, sizes = instance_counts(g, suite, metric, cut, key)
-        per_run = (ones / sizes).mean(axis=1)  # each run's mean over the cut's sizes
+        per_run = (ones / sizes).mean(axis=1)  # each run's mean over the cut's strata
         reps = instance_reps(g, suite, metric, cut, key) if len(g.runs) > 1 else None
         cell[metric] = estimate(mean(per_run.tolist()), reps, len(g.runs))
     first = g.arrays[suite][0]

@@ -1,14 +1,14 @@
-"""How answers failed: the share of each first failing check, per designer and suite (greedy)."""
+"""How answers failed: the share of each of the task's failure types (MAPF: the first failing
+check), per designer and suite (greedy)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from operator import attrgetter
 
 from leaderboards.board import FailureRow
+from leaderboards.layouts import read_suite
 from leaderboards.readers import LoadedRun
-from mapf_env.report import FAILURE_TYPES
 
 
 def failure_rows(
@@ -16,21 +16,22 @@ def failure_rows(
 ) -> list[FailureRow]:
     """Shares (percent) over all of the designer's greedy answers, seeds pooled."""
     rows = []
+    task = runs[0].task
     for suite in suites:
-        verdicts = [v for run in runs for v in run.record.suites[suite].verdicts]
-        answers = len(verdicts)
-        failed = Counter(map(attrgetter("failure"), verdicts))
-        failed.pop(None, None)
-        counts = dict.fromkeys(FAILURE_TYPES, 0) | failed
+        failed: Counter[str | None] = Counter()
+        for run in runs:
+            failed.update(read_suite(task, run.record.suites[suite]).failures)
+        answers = sum(failed.values())
+        valid = failed.pop(None, 0)
+        counts = dict.fromkeys(task.failure_types, 0) | failed
         share = {k: round(100 * c / answers, 4) if answers else 0.0 for k, c in counts.items()}
-        valid = sum(map(attrgetter("valid"), verdicts))
         rows.append(
             FailureRow(
                 designer=designer,
                 suite=suite,
                 answers=answers,
                 valid=round(100 * valid / answers, 4) if answers else 0.0,
-                shares=share,
+                shares={str(k): v for k, v in share.items()},
             )
         )
     return rows

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -13,6 +14,7 @@ from leaderboards.design_steps import design_failures
 from leaderboards.metrics import Metric
 from leaderboards.readers import LoadedRun
 from leaderboards.score_arrays import SuiteArrays
+from tasks import Task
 
 
 @dataclass(frozen=True)
@@ -24,10 +26,20 @@ class Group:
 
     designer: str
     kind: str
+    task: Task[Any, Any]
     runs: list[LoadedRun]
     arrays: dict[str, list[SuiteArrays]]
     draws: np.ndarray
     """(resamples, seeds): every one of its cells resamples the seeds alike."""
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]:
+        """The task's rates, in board order (a suite may lack some: `has`)."""
+        return tuple(r.key for r in self.task.board_rates)
+
+    def short(self, metric: Metric) -> str:
+        """`metric`'s column header (the task's)."""
+        return next(r.short for r in self.task.board_rates if r.key == metric)
 
     @property
     def seeds(self) -> tuple[int, ...]:
@@ -67,12 +79,13 @@ def make_groups(runs: Sequence[LoadedRun], answers: Answers, resamples: int) -> 
     groups = []
     for (kind, designer), mine in sorted(by_key.items()):
         mine.sort(key=lambda r: r.record.seed)
+        task = mine[0].task
         arrays = {
-            name: [SuiteArrays.from_result(r.record.suites[name], answers) for r in mine]
+            name: [SuiteArrays.from_result(task, r.record.suites[name], answers) for r in mine]
             for name in mine[0].record.suites
         }
         draws = seed_draws(rng_for("seeds", kind, designer), len(mine), resamples)
-        groups.append(Group(designer, kind, mine, arrays, draws))
+        groups.append(Group(designer, kind, task, mine, arrays, draws))
     return groups
 
 

@@ -34,7 +34,7 @@ from leaderboards.board import Answers, DetectableDifference
 from leaderboards.compat import check_compatible
 from leaderboards.errors import LeaderboardError
 from leaderboards.groups import Group, make_groups, ranked_groups
-from leaderboards.metrics import METRICS, Metric
+from leaderboards.metrics import Metric
 from leaderboards.readers import LoadedRun
 from leaderboards.seeds import seed_count
 
@@ -106,7 +106,7 @@ def sum_variance(rates: Sequence[Sequence[float]], counts: Sequence[Sequence[int
 def _run_variance(g: Group, i: int, suites: list[str], metric: Metric) -> float:
     rates, counts = [], []
     for s in suites:
-        strata = g.arrays[s][i].size_strata(metric)
+        strata = g.arrays[s][i].stratum_values(metric)
         rates.append([float(v.mean()) for v in strata])
         counts.append([v.size for v in strata])
     return sum_variance(rates, counts)
@@ -138,7 +138,7 @@ def board_power(
     if not designers:
         return ()
     out = []
-    for metric in METRICS:
+    for metric in designers[0].metrics:
         if not all(g.has(s, metric) for g in designers for s in suites):
             continue
         seen = spread(designers, suites, metric)

@@ -4,7 +4,7 @@ A path may be a `result.json`, one run directory (`runs/<experiment>/<designer>/
 any directory above runs, searched recursively (a published site met on the way is skipped
 whole, no error: it holds copies of run files, not runs). A board is built from the finished
 runs that read; every other run becomes one skipped line naming it, its kind (unfinished,
-failed, unreadable, other version, another task) and what to do -- an unfinished run says how
+failed, unreadable, other version) and what to do -- an unfinished run says how
 far it got, a failed one why it failed, a record whose counts its own verdicts contradict which
 count -- and the commands print those lines, so nothing is left out quietly.
 `strict` refuses the whole set instead. Files are read by `run_records.run_files`, the reader that
@@ -20,22 +20,22 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Literal, cast, overload
+from typing import Any, Literal, cast, overload
+
+from pydantic import BaseModel
 
 from leaderboards.errors import LeaderboardError
-from leaderboards.score_arrays import missing_flags
 from leaderboards.site_manifest import MANIFEST, is_site
 from run_records import (
     RESULT_FILE,
     RUN_FILE,
-    InstanceVerdict,
     ResultRecord,
     RunFileError,
-    SuiteResult,
     read_result,
+    recorded_task,
     run_status,
-    tally_problem,
 )
+from tasks import Task
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,11 @@ class LoadedRun:
     @property
     def name(self) -> str:
         return str(self.path)
+
+    @property
+    def task(self) -> Task[Any, Any]:
+        """The task the run was judged on, built with its recorded settings."""
+        return recorded_task(self.record.experiment.as_dict())
 
 
 def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
@@ -83,7 +88,7 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     return list(unique.values()), links
 
 
-SkipKind = Literal["unfinished", "failed", "unreadable", "other-version", "other-task", "link"]
+SkipKind = Literal["unfinished", "failed", "unreadable", "other-version", "link"]
 
 
 @dataclass(frozen=True)
@@ -175,9 +180,19 @@ def _read_all(found: list[Path]) -> Iterator[PackedRun | SkippedRun]:
         yield from pool.map(_read_in_worker, found, chunksize=CHUNK)
 
 
-Fields = tuple[object, ...]
-"""An `InstanceVerdict`'s field values, in field order."""
-VERDICT_FIELDS = tuple(InstanceVerdict.model_fields)
+Fields = tuple[type[BaseModel], tuple[object, ...]]
+"""A verdict's class and its field values, in field order."""
+
+
+def _fields(verdicts: Iterable[BaseModel]) -> list[Fields] | None:
+    """Each verdict as its class and field values; None when they do not hash (a task's
+    verdicts holding tables travel whole: only flat ones are shared)."""
+    rows = [(type(v), tuple(v.__dict__.values())) for v in verdicts]
+    try:
+        hash(tuple(rows))
+    except TypeError:
+        return None
+    return rows
 
 
 @dataclass(frozen=True)
@@ -208,11 +223,13 @@ class _Packer:
     def __call__(self, loaded: LoadedRun) -> PackedRun:
         start, positions = len(self.table), {}
         for name, suite in loaded.record.suites.items():
-            at = (self.table.setdefault(tuple(v.__dict__.values()), len(self.table))
-                  for v in suite.verdicts)  # fmt: skip
-            positions[name] = array("I", at)
+            rows = _fields(suite.verdicts)
+            if rows is not None:
+                at = (self.table.setdefault(row, len(self.table)) for row in rows)
+                positions[name] = array("I", at)
         new_rows = tuple(islice(self.table, start, None))
-        empty = {n: s.model_copy(update={"verdicts": ()}) for n, s in loaded.record.suites.items()}
+        empty = {n: s.model_copy(update={"verdicts": ()}) if n in positions else s
+                 for n, s in loaded.record.suites.items()}  # fmt: skip
         record = loaded.record.model_copy(update={"suites": empty})
         return PackedRun(loaded.path, record, positions, self.reader, new_rows)
 
@@ -224,22 +241,25 @@ class _Unpacker:
     returned in order), so its table grows here as it grew there."""
 
     def __init__(self) -> None:
-        self.tables: dict[int, list[InstanceVerdict]] = {}
-        self.shared: dict[Fields, InstanceVerdict] = {}
+        self.tables: dict[int, list[BaseModel]] = {}
+        self.shared: dict[Fields, BaseModel] = {}
 
     def __call__(self, packed: PackedRun) -> LoadedRun:
         table = self.tables.setdefault(packed.reader, [])
         for row in packed.new_rows:
             verdict = self.shared.get(row)
             if verdict is None:
-                verdict = self.shared[row] = InstanceVerdict.model_validate(
-                    dict(zip(VERDICT_FIELDS, row, strict=True))
+                kind, values = row
+                verdict = self.shared[row] = kind.model_validate(
+                    dict(zip(kind.model_fields, values, strict=True))
                 )
             table.append(verdict)
         suites = {
             name: suite.model_copy(
                 update={"verdicts": tuple(map(table.__getitem__, packed.positions[name]))}
             )
+            if name in packed.positions
+            else suite
             for name, suite in packed.record.suites.items()
         }
         return LoadedRun(packed.path, packed.record.model_copy(update={"suites": suites}))
@@ -264,7 +284,7 @@ def _read_one(path: Path, packer: _Packer) -> PackedRun | SkippedRun:
         return err.skipped
 
 
-VerdictPool = dict[tuple[object, ...], InstanceVerdict]
+VerdictPool = dict[Fields, BaseModel]
 
 
 def share_verdicts(record: ResultRecord, pool: VerdictPool) -> ResultRecord:
@@ -273,7 +293,11 @@ def share_verdicts(record: ResultRecord, pool: VerdictPool) -> ResultRecord:
     with runs x instances (see `PackedRun`)."""
     suites = {}
     for name, suite in record.suites.items():
-        shared = tuple(pool.setdefault(tuple(v.__dict__.values()), v) for v in suite.verdicts)
+        rows = _fields(suite.verdicts)
+        if rows is None:
+            suites[name] = suite
+            continue
+        shared = tuple(pool.setdefault(row, v) for row, v in zip(rows, suite.verdicts, strict=True))
         suites[name] = suite.model_copy(update={"verdicts": shared})
     return record.model_copy(update={"suites": suites})
 
@@ -357,38 +381,18 @@ def _read_record(source: Path, run: Path) -> ResultRecord:
             else f"{err.todo}, or remove the run"
         )
         raise SkipError(run, kind, f"{run}: {source.name} {err.wrong}; {todo}") from None
-    _check_task(record, run)
     _check_verdicts(record, run)
     return record
 
 
-def _check_task(record: ResultRecord, run: Path) -> None:
-    """Boards read MAPF-FrozenLake's suite results (sizes, subsets, hole shares, the two
-    optima); a run of another task is left out by name, not read as if it were one."""
-    if all(isinstance(suite, SuiteResult) for suite in record.suites.values()):
-        return
-    task = record.experiment.as_dict().get("task")
-    line = (
-        f"{run}: a run of task {task}: boards read MAPF-FrozenLake runs only so far; "
-        f"`harness runs show {run}` shows its rounds and suites"
-    )
-    raise SkipError(run, "other-task", line)
-
-
 def _check_verdicts(record: ResultRecord, run: Path) -> None:
-    """The verdicts must carry a flag for every optimum their suite version holds, and every
-    count the record holds must be what those verdicts give: a board shows both, so an edited
-    count (or an edited verdict) is refused rather than shown."""
+    """Each suite result must hold together by its task (`Task.result_problem`): every verdict
+    carries a flag for every rate its suite version gives, and every count the record holds is
+    what those verdicts give -- a board shows both, so an edited count (or an edited verdict)
+    is refused rather than shown."""
+    task = recorded_task(record.experiment.as_dict())
     for name, suite in record.suites.items():
-        missing = missing_flags(suite)
-        if missing is not None:
-            line = (
-                f"{run}: suite {name} is of version {suite.suite_version} but some verdicts "
-                f"lack their {missing} flag (the record was edited or damaged); remove "
-                f"{RESULT_FILE} and `--resume` the run"
-            )
-            raise SkipError(run, "unreadable", line)
-        problem = tally_problem(suite)
+        problem = task.result_problem(suite)
         if problem is not None:
             line = (
                 f"{run}: suite {name} in {RESULT_FILE}: {problem} (the record was edited or "

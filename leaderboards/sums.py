@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from leaderboards.board import Cut
 from leaderboards.bootstrap import Floats, binary_replicates, rng_for
 from leaderboards.groups import Group
-from leaderboards.metrics import METRICS, Metric
+from leaderboards.metrics import Metric
 
 Replicates = dict[tuple[str, Metric], Floats]
 """Resampled values per (suite, metric): Sums, or differences of two groups' Sums."""
@@ -53,7 +53,7 @@ def resample_sums(g: Group, suites: list[str]) -> Resampled:
     means: dict[tuple[str, Metric], float] = {}
     reps: Replicates = {}
     for suite in suites:
-        for metric in METRICS:
+        for metric in g.metrics:
             if not g.has(suite, metric):
                 continue
             means[suite, metric] = mean(a.sum_of(metric) for a in g.arrays[suite])
@@ -63,7 +63,8 @@ def resample_sums(g: Group, suites: list[str]) -> Resampled:
 
 
 def instance_reps(g: Group, suite: str, metric: Metric, cut: Cut | None, key: str) -> Floats:
-    """The resampled mean over the cut's sizes (all sizes: the Sum), seeds drawn by `g.draws`."""
+    """The resampled mean over the cut's strata (all of them: the Sum), seeds drawn by
+    `g.draws`."""
     ones, sizes = instance_counts(g, suite, metric, cut, key)
     rng = rng_for("instances", g.kind, g.designer, suite, cut or "all", key, metric)
     return binary_replicates(ones, sizes, g.draws, rng)
@@ -72,10 +73,10 @@ def instance_reps(g: Group, suite: str, metric: Metric, cut: Cut | None, key: st
 def instance_counts(
     g: Group, suite: str, metric: Metric, cut: Cut | None, key: str
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(runs, sizes) ones of the cut's instances per run and size, and the instances per size
+    """(runs, strata) ones of the cut's items per run and stratum, and the items per stratum
     (the same in every run: one benchmark)."""
     arrays = g.arrays[suite]
-    if all(a.size is arrays[0].size for a in arrays):  # one shared layout: all runs at once
+    if all(a.layout is arrays[0].layout for a in arrays):  # one shared layout: all runs at once
         plan = arrays[0].plan(cut, key)
         return plan.ones(np.stack([a.values(metric) for a in arrays])), plan.sizes
     found = [a.counts(metric, cut, key) for a in arrays]

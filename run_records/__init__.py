@@ -2,13 +2,13 @@
 
 The harness writes these records and the leaderboards read them, so they sit below both: the
 per-round and final records (`schema`), the files of a run directory and how they are read
-(`run_files`), the stored answers and how they are judged (`answers`, `scoring`), a result's
-counts checked against its own verdicts (`tallies`), the machine a run computed on (`machine`),
-a round's training in numbers (`training_summary`), the design steps' tally (`design_tally`),
-the experiment as recorded (`recorded_experiment`) and the paper's headline "Sum"
-(`headline`). This package imports only `mapf_env` and `designers`; a reader of records never
-needs the harness installed with its backends, and a change to the contract is a change to one
-place.
+(`run_files`), the stored answers and how they are judged (`answers`, `scoring`),
+MAPF-FrozenLake's counts checked against its own verdicts (`tally_problem`, from its task
+package), the machine a run computed on (`machine`), a round's training in numbers
+(`training_summary`), the design steps' tally (`design_tally`), the experiment as recorded
+(`recorded_experiment`) and the paper's headline "Sum" (`headline`). This package imports only
+`tasks`, `mapf_env` and `designers`; a reader of records never needs the harness installed with
+its backends, and a change to the contract is a change to one place.
 """
 
 from run_records.answers import (
@@ -81,10 +81,10 @@ from run_records.schema import (
     stamp,
 )
 from run_records.scoring import ScoredSuite, score_answers, store_scored
-from run_records.tallies import COUNT_FIELDS, tally_problem, verdict_reports
 from run_records.task_records import TaskRecords, recorded_task, task_records
 from run_records.training_summary import DETAIL_KEYS, TrainingSummary, TrainStep, summarise
 from tasks.mapf_frozenlake.records import InstanceVerdict, SuiteResult
+from tasks.mapf_frozenlake.tallies import COUNT_FIELDS, tally_problem, verdict_reports
 
 __all__ = [
     "ANSWERS_DIR",

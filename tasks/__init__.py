@@ -11,6 +11,7 @@ else does; `mapf_frozenlake` is the first task, and an experiment's unless it na
 """
 
 from tasks.base import (
+    BoardRate,
     Generated,
     Judgement,
     Knob,
@@ -21,6 +22,7 @@ from tasks.base import (
     SuiteItem,
     Task,
     TaskSpec,
+    VerdictTable,
     blank_rates,
     mean_rates,
 )
@@ -56,6 +58,7 @@ __all__ = [
     "GROUP",
     "HOSTILE_ANSWERS",
     "TASKS",
+    "BoardRate",
     "CutCounts",
     "CutRecords",
     "CutReport",
@@ -74,6 +77,7 @@ __all__ = [
     "TaskLoadError",
     "TaskSpec",
     "UnknownTask",
+    "VerdictTable",
     "blank_rates",
     "cached_task",
     "check_task",

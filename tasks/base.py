@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from envdesign_common.projection_notes import ProjectionNote
 
 __all__ = [
+    "BoardRate",
     "Generated",
     "Judgement",
     "Knob",
@@ -35,6 +36,7 @@ __all__ = [
     "SuiteItem",
     "Task",
     "TaskSpec",
+    "VerdictTable",
     "blank_rates",
     "mean_rates",
     "missing_members",
@@ -149,6 +151,40 @@ def mean_rates(groups: Sequence[Rates]) -> Rates:
 def _known_mean(values: Sequence[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return fsum(known) / len(known) if len(known) == len(values) else None
+
+
+@dataclass(frozen=True)
+class BoardRate:
+    """A 0/1 rate boards rank designers by. `key` names it in a board's JSON and CSV
+    (``valid``, ``optimal_<kind>``); `label` heads a table's row, `short` a column; `definition`
+    says what it counts. `optimal` is the optimal kind it reads (None: validity)."""
+
+    key: str
+    label: str
+    short: str
+    definition: str
+    optimal: str | None = None
+
+
+@dataclass(frozen=True)
+class VerdictTable:
+    """A suite result item by item, as boards cut it.
+
+    `ids` in id order, so the runs of one benchmark line up item by item; `cuts` each of the
+    task's cuts' value per item (the first cut is the board's strata: a Sum is the mean over
+    its values); `flags` per kind of answer (``greedy``, ``best_of``) a 0/1 flag per item for
+    every rate of `Task.board_rates` the result can give. A rate it cannot give (its items carry
+    no such optimum) is absent from `flags` and in `unavailable` with why, phrased to follow
+    "n/a: the <suites> " -- boards show n/a, never zeros. `failures`: each item's greedy failure
+    type (None when valid)."""
+
+    ids: tuple[str, ...]
+    cuts: Mapping[str, tuple[str, ...]]
+    flags: Mapping[str, Mapping[str, tuple[bool, ...]]]
+    failures: tuple[str | None, ...]
+    unavailable: Mapping[str, str] = field(default_factory=dict)
+    version: int | None = None
+    checksum: str | None = None
 
 
 @dataclass(frozen=True)
@@ -275,6 +311,27 @@ class Task(Protocol[ConfigT, ItemT]):
     def suite_rates(self, result: BaseModel, *, best_of: bool = False) -> ReportRates:
         """A `result_model`'s rates (greedy, or best-of-n), overall and per value of the first
         cut; their `sum()` is the suite's headline in the comparison table."""
+        ...
+
+    @property
+    def board_rates(self) -> tuple[BoardRate, ...]:
+        """The 0/1 rates boards show, in the order they draw them (validity first)."""
+        ...
+
+    @property
+    def cut_titles(self) -> Mapping[str, str]:
+        """How a board's tables title each cut (``size``: ``map size``)."""
+        ...
+
+    def result_problem(self, result: BaseModel) -> str | None:
+        """The first way a `result_model` contradicts itself, as a phrase about the suite (a
+        verdict lacks a flag its suite version carries, a stored count is not what its verdicts
+        give); None when it holds together. Boards refuse such a record."""
+        ...
+
+    def verdict_table(self, result: BaseModel) -> VerdictTable:
+        """A `result_model` item by item, as boards cut it (a result `result_problem` passed;
+        ValueError for one it cannot read)."""
         ...
 
     def reward(

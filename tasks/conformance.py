@@ -383,9 +383,35 @@ def _records(task: Task[Any, Any], suite: Suite[Any]) -> Iterator[ConformancePro
             yield _problem("records", f"{what} gave {type(value).__name__}", fix)
             continue
         yield from _rates(task, what, value, len(answers))
+        if what == "score_suite":
+            yield from _board(task, value, suite)
         if what == "report":
             yield from _texts(task, {"report": partial(task.describe_report, value),
                                      "headline": partial(task.report_headline, value)})  # fmt: skip
+
+
+def _board(task: Task[Any, Any], result: Any, suite: Suite[Any]) -> Iterator[ConformanceProblem]:
+    """What a board reads of a suite result: it holds together (`result_problem`), and its
+    verdict table has every item once with its cuts, validity first among the rates."""
+    fix = "read the result_model's verdicts (tasks.CutRecords has result_problem, verdict_table)"
+    try:
+        problem = task.result_problem(result)
+        table = task.verdict_table(result)
+        rates = [r.key for r in task.board_rates]
+    except Exception as err:
+        yield _crash("boards", err, fix)
+        return
+    if problem is not None:
+        yield _problem("boards", f"a freshly scored suite reads as damaged: {problem}", fix)
+    elif sorted(table.ids) != sorted(it.id for it in suite.items) or list(table.ids) != sorted(
+        table.ids
+    ):
+        yield _problem("boards", "the verdict table does not hold each item once, in id order",
+                       fix)  # fmt: skip
+    elif list(table.cuts) != list(task.cuts) or rates[:1] != ["valid"]:
+        cuts = list(task.cuts)
+        yield _problem("boards", f"the table's cuts are {list(table.cuts)}, its rates {rates}",
+                       f"give the task's cuts {cuts} in order, and 'valid' first")  # fmt: skip
 
 
 def _rates(task: Task[Any, Any], what: str, value: Any, n: int) -> Iterator[ConformanceProblem]:

@@ -10,8 +10,18 @@ from typing import Any
 from pydantic import BaseModel
 
 from envdesign_common.yaml_text import dump_yaml
-from tasks.base import ReportRates, Suite, SuiteItem
-from tasks.records import CutReport, CutSuiteResult, Judging, fold, report_rates, score_suite
+from tasks.base import BoardRate, ReportRates, Suite, SuiteItem, VerdictTable
+from tasks.records import (
+    CutReport,
+    CutSuiteResult,
+    Judging,
+    cut_board_rates,
+    cut_result_problem,
+    cut_verdict_table,
+    fold,
+    report_rates,
+    score_suite,
+)
 from tasks.report_text import report_breakdown, report_lines
 
 __all__ = ["CutRecords"]
@@ -19,13 +29,28 @@ __all__ = ["CutRecords"]
 
 class CutRecords:
     """The record side of a task, to inherit: `report_model`, `result_model`, `report`,
-    `score_suite`, `rates` and `suite_rates` (`tasks.records`), `config_yaml` (every field of
-    the configuration, as YAML), and `describe_report` and `report_headline`
+    `score_suite`, `rates`, `suite_rates`, and what boards read (`board_rates`, `cut_titles`,
+    `result_problem`, `verdict_table`) (`tasks.records`), `config_yaml` (every field of the
+    configuration, as YAML), and `describe_report` and `report_headline`
     (`tasks.report_text`). The class it is mixed into gives the rest of the `Task` protocol,
     its cuts, taxonomy and judge included."""
 
     report_model: type[BaseModel] = CutReport
     result_model: type[BaseModel] = CutSuiteResult
+
+    @property
+    def board_rates(self: Judging) -> tuple[BoardRate, ...]:
+        return cut_board_rates(self.optimal_kinds)
+
+    @property
+    def cut_titles(self: Judging) -> dict[str, str]:
+        return {cut: cut for cut in self.cuts}
+
+    def result_problem(self: Judging, result: BaseModel) -> str | None:
+        return cut_result_problem(self, CutSuiteResult.model_validate(result))
+
+    def verdict_table(self: Judging, result: BaseModel) -> VerdictTable:
+        return cut_verdict_table(self, CutSuiteResult.model_validate(result))
 
     def report(self: Judging, items: Sequence[SuiteItem[Any]], answers: Sequence[str]) -> CutReport:
         judged = zip(items, answers, strict=True)

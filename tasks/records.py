@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tasks.base import Judgement, Rates, ReportRates, Suite, SuiteItem
+from tasks.base import BoardRate, Judgement, Rates, ReportRates, Suite, SuiteItem, VerdictTable
 
 __all__ = [
     "CutCounts",
@@ -29,6 +29,9 @@ __all__ = [
     "ItemVerdict",
     "Judging",
     "counts_rates",
+    "cut_board_rates",
+    "cut_result_problem",
+    "cut_verdict_table",
     "fold",
     "report_rates",
     "score_suite",
@@ -207,3 +210,81 @@ def report_rates(task: Judging, report: CutReport) -> ReportRates:
     first = report.by_cut.get(task.cuts[0], {}) if task.cuts else {}
     return ReportRates(counts_rates(report.overall),
                        {value: counts_rates(c) for value, c in first.items()})  # fmt: skip
+
+
+def cut_board_rates(optimal_kinds: Sequence[str]) -> tuple[BoardRate, ...]:
+    """The rates a board shows of a task whose results are `CutSuiteResult`: validity, then
+    one optimal rate per optimal kind."""
+    valid = BoardRate("valid", "valid", "valid", "valid rate: the task's judge gives full marks")
+    optimal = (
+        BoardRate(f"optimal_{kind.lower()}", f"opt. {kind}", f"opt. {kind}",
+                  f"valid and optimal in the task's {kind} sense", optimal=kind)
+        for kind in optimal_kinds
+    )  # fmt: skip
+    return (valid, *optimal)
+
+
+def cut_result_problem(task: Judging, result: CutSuiteResult) -> str | None:
+    """`Task.result_problem`: every item carries the task's cuts, and the reports are what its
+    verdicts fold into (a board shows both); best-of failures cannot be checked, as a verdict
+    keeps only the greedy answer's failure."""
+    missing = _missing_cuts(task, result)
+    if missing is not None:
+        return missing
+    for answers, stored in (("greedy", result.greedy), ("best_of", result.best_of)):
+        folded = fold(task, ((v.cuts, _judgement(v, answers)) for v in result.verdicts))
+        if folded.model_dump(exclude={"failures"}) != stored.model_dump(exclude={"failures"}):
+            return f"its {answers} counts are not what its per-item verdicts give"
+        if answers == "greedy" and folded.failures != stored.failures:
+            return "its greedy failure counts are not what its per-item verdicts give"
+    return None
+
+
+def _missing_cuts(task: Judging, result: CutSuiteResult) -> str | None:
+    missing = [v.id for v in result.verdicts if set(v.cuts) != set(task.cuts)]
+    if not missing:
+        return None
+    return f"item {missing[0]} does not carry exactly the cuts {', '.join(task.cuts)}"
+
+
+def cut_verdict_table(task: Judging, result: CutSuiteResult) -> VerdictTable:
+    """`result` item by item (`Task.verdict_table`); ValueError for an item without the task's
+    cuts."""
+    missing = _missing_cuts(task, result)
+    if missing is not None:
+        raise ValueError(missing)
+    rows = sorted(result.verdicts, key=lambda v: v.id)
+    flags: dict[str, dict[str, tuple[bool, ...]]] = {}
+    unavailable: dict[str, str] = {}
+    for answers in ("greedy", "best_of"):
+        judged = [_judgement(v, answers) for v in rows]
+        flags[answers] = {"valid": tuple(j.valid for j in judged)}
+        for rate in cut_board_rates(task.optimal_kinds)[1:]:
+            kind = str(rate.optimal)
+            values = [j.valid and j.optimal.get(kind) for j in judged]
+            if None in values:
+                unavailable[rate.key] = (
+                    f"records hold no known {kind} optimum for some items, so no "
+                    f"{kind}-optimal rate."
+                )
+            else:
+                flags[answers][rate.key] = tuple(bool(v) for v in values)
+    for answers in flags:
+        for key in unavailable:
+            flags[answers].pop(key, None)
+    return VerdictTable(
+        ids=tuple(v.id for v in rows),
+        cuts={cut: tuple(v.cuts[cut] for v in rows) for cut in task.cuts},
+        flags=flags,
+        failures=tuple(v.failure for v in rows),
+        unavailable=unavailable,
+        version=result.suite_version,
+        checksum=result.content_sha256,
+    )
+
+
+def _judgement(verdict: ItemVerdict, answers: str) -> Judgement:
+    """A stored verdict as the judgement it records, for one kind of answer."""
+    if answers == "greedy":
+        return Judgement(verdict.valid, verdict.score, verdict.failure, verdict.optimal)
+    return Judgement(verdict.best_of_valid, verdict.best_of_score, None, verdict.best_of_optimal)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from leaderboards.board import Board, NormalisedScore
-from leaderboards.metrics import SHORT, Metric
+from leaderboards.metrics import Metric
 from leaderboards.plots.canvas import designer_styles, draw, fit_range
 
 if TYPE_CHECKING:
@@ -69,8 +69,8 @@ def normalised_svg(board: Board, metric: Metric) -> str:
         for x, name, side in ((0.0, controls.zero, "right"), (1.0, controls.positive, "left")):
             ax.text(x, 1.01, f" {x:.0f} = {name} ", transform=top, ha=side, va="bottom",
                     fontsize=7, color="0.35")  # fmt: skip
-        ax.set_title(f"normalised {SHORT[metric]}", pad=14)
-        ax.set_xlabel(f"overall {SHORT[metric]} Sum, rescaled: 0 = {controls.zero}, "
+        ax.set_title(f"normalised {board.rate(metric).short}", pad=14)
+        ax.set_xlabel(f"overall {board.rate(metric).short} Sum, rescaled: 0 = {controls.zero}, "
                       f"1 = {controls.positive}")  # fmt: skip
 
     return draw(5.2, 1.2 + 0.3 * len(scores), paint)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from leaderboards.board import Board, Profile
-from leaderboards.metrics import SHORT, Metric
+from leaderboards.metrics import Metric
 from leaderboards.plots.canvas import BAND_ALPHA, bottom_legend, designer_styles, draw, fit_range
 
 if TYPE_CHECKING:
@@ -70,8 +70,8 @@ def profiles_svg(board: Board, metric: Metric) -> str:
                                 linewidth=0)  # fmt: skip
         ax.set_xlim(*x_limits)
         ax.set_ylim(*y_limits)
-        ax.set_title(f"performance profile: {SHORT[metric]}")
-        ax.set_xlabel(f"threshold tau: {SHORT[metric]} rate (%)")
+        ax.set_title(f"performance profile: {board.rate(metric).short}")
+        ax.set_xlabel(f"threshold tau: {board.rate(metric).short} rate (%)")
         ax.set_ylabel("share of run-task scores > tau")
         bottom_legend(fig, ax, 3)
 

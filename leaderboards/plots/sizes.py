@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from leaderboards.board import Board, ReferenceRow
-from leaderboards.metrics import METRICS, NA, SHORT, Metric
+from leaderboards.metrics import NA, Metric
 from leaderboards.plots.canvas import BAND_ALPHA, bottom_legend, designer_styles, draw, fit_range
 from leaderboards.reference import size_rows
 
@@ -63,7 +63,7 @@ def size_curves_svg(board: Board, suite: str) -> str:
     if not any(d.suite == suite and d.cut == "size" for d in board.details):
         raise ValueError("the board was built without the 'size' cut; build it with it")
     reference = paper_rows(board, suite)
-    series = {m: size_series(board, suite, m) for m in METRICS}
+    series = {m: size_series(board, suite, m) for m in board.metrics}
     paper = {m: [sorted((int(s), getattr(v, field)) for s, v in ref.sizes[suite].items())
                  for ref in reference] for m, field in PAPER_METRICS.items()}  # fmt: skip
     drawn = [v for per in series.values() for _, means, bands in per.values()
@@ -73,16 +73,17 @@ def size_curves_svg(board: Board, suite: str) -> str:
     styles = designer_styles(board)
 
     def paint(fig: Figure) -> None:
-        axes = fig.subplots(1, len(METRICS), sharey=True)
-        for ax, metric in zip(axes, METRICS, strict=True):
-            ax.set_title(f"{suite}: {SHORT[metric]}" + (" (paper's opt.)"
+        axes = fig.subplots(1, len(board.metrics), sharey=True)
+        for ax, metric in zip(axes, board.metrics, strict=True):
+            ax.set_title(f"{suite}: {board.rate(metric).short}" + (" (paper's opt.)"
                          if metric == "optimal_makespan" else ""))  # fmt: skip
             ax.set_xlabel("map size (N x N)")
-            ax.set_xticks(list(info.sizes))
+            ax.set_xticks([int(s) for s in info.strata])
             ax.set_ylim(*limits)
             if metric in info.unavailable:
+                objective = board.rate(metric).short.removeprefix("opt. ")
                 ax.text(0.5, 0.95, f"{NA}: suite version {info.suite_version or 1} records\n"
-                        f"hold no {SHORT[metric].removeprefix('opt. ')} minima", ha="center",
+                        f"hold no {objective} minima", ha="center",
                         va="top", transform=ax.transAxes, fontsize=8, color="0.35",
                         bbox={"facecolor": "white", "edgecolor": "0.8"})  # fmt: skip
             for designer, (sizes, means, bands) in series[metric].items():

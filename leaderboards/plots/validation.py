@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from leaderboards.board import Board, RoundCurve
-from leaderboards.metrics import METRICS, SHORT, Metric
+from leaderboards.metrics import Metric
 from leaderboards.plots.canvas import BAND_ALPHA, bottom_legend, designer_styles, draw, fit_range
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def ranked_curves(board: Board) -> dict[Metric, list[RoundCurve]]:
     """Per rate with curves: those of the board's ranked designers, in row order."""
     order = {r.designer: i for i, r in enumerate(board.rows) if r.kind == "designer"}
     out: dict[Metric, list[RoundCurve]] = {}
-    for metric in METRICS:
+    for metric in board.metrics:
         curves = [c for c in board.curves if c.metric == metric and c.designer in order
                   and c.rounds]  # fmt: skip
         if curves:
@@ -55,7 +55,7 @@ def validation_svg(board: Board) -> str:
                 if c.low is not None and c.high is not None:
                     ax.fill_between(numbers, c.low, c.high, color=style["color"],
                                     alpha=BAND_ALPHA, linewidth=0)  # fmt: skip
-            ax.set_title(f"validation {SHORT[metric]} per round")
+            ax.set_title(f"validation {board.rate(metric).short} per round")
             ax.set_xlabel("round (after training on its config)")
             ax.set_ylim(*limits)
             ax.set_xlim(rounds[0] - 0.4, rounds[-1] + 0.4)

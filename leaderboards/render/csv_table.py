@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from leaderboards.board import Board, Delta, DesignFailures, Estimate, SuiteInfo
-from leaderboards.metrics import METRICS, NA
+from leaderboards.metrics import NA, unavailable_line
 
 FIELDS = (
     "section", "designer", "kind", "backend", "policy", "suite", "cut", "key", "metric",
@@ -21,14 +21,15 @@ def render_csv(board: Board) -> str:
     """Rates (`section` rate / detail), design failures, answer failures, costs, reported
     figures, then the statistics.
 
-    Rates have `metric` valid, optimal_makespan (the paper's "opt.") or optimal_soc; one the
-    records cannot give has an empty `value` and `note` saying why (n/a). A `design` row exists
+    Rates have `metric` one of the board's rates (MAPF-FrozenLake: valid, optimal_makespan --
+    the paper's "opt." -- or optimal_soc); one the records cannot give has an empty `value` and
+    `note` saying why (n/a). A `design` row exists
     only for a designer with failed design steps: `failed_steps` (per reason in `key`, and in
     total), `design_steps` and `ranked`, the flag's text in `note`. `reference` rows hold the
     paper's figures: Sums (`cut` empty) and per-size cells (`cut` size, `key` the size), with
     metrics valid and optimal_makespan.
 
-    Statistics: `aggregate` (`key` iqm or mean, `seeds` the runs, `cut` the tasks),
+    Statistics: `aggregate` (`key` iqm or mean, `seeds` the runs, `cut` the cells),
     `improvement` (P(designer > `baseline`) in `value`), `profile` (`key` tau in percent,
     `value` the share 0-1), `curve` (`key` the round, `value` the validation rate),
     `normalised` (random = 0, matched = 1), `sensitivity` (matched minus harder, in the delta
@@ -51,13 +52,13 @@ def _rows(board: Board) -> Iterator[dict[str, Any]]:
         cells = [*((s, row.suites[s], (row.delta or {}).get(s)) for s in row.suites),
                  ("overall", row.overall, row.delta_overall)]  # fmt: skip
         for suite, cell, delta in cells:
-            for metric in METRICS:
+            for metric in board.metrics:
                 d = delta.get(metric) if delta is not None else None
                 why = _why(list(info.values()) if suite == "overall" else [info[suite]], metric)
                 yield {"section": "rate", **who, "suite": suite, "metric": metric,
                        **_estimate(cell.get(metric), why), **_delta(board, d)}  # fmt: skip
     for detail in board.details:
-        for metric in METRICS:
+        for metric in board.metrics:
             why = _why([info[detail.suite]], metric)
             yield {"section": "detail", "designer": detail.designer, "suite": detail.suite,
                    "cut": detail.cut, "key": detail.key, "metric": metric,
@@ -84,7 +85,7 @@ def _statistics(board: Board) -> Iterator[dict[str, Any]]:
         for key, e in (("iqm", a.iqm), ("mean", a.mean)):
             yield {"section": "aggregate", "designer": a.designer, "kind": a.kind,
                    "metric": a.metric, "key": key, **_estimate(e, NA),
-                   "cut": f"{a.tasks} tasks"}  # fmt: skip
+                   "cut": f"{a.cells} cells"}  # fmt: skip
     for i in board.improvements:
         yield {"section": "improvement", "designer": i.designer, "metric": i.metric,
                "baseline": i.baseline, "value": i.probability, "ci_low": i.low,
@@ -149,7 +150,8 @@ def _estimate(e: Estimate | None, why: str) -> dict[str, Any]:
 
 def _why(suites: list[SuiteInfo], metric: str) -> str:
     """Why `metric` is unknown on these suites (the first that lacks it)."""
-    return next((s.unavailable[metric] for s in suites if metric in s.unavailable), NA)
+    found = next((s for s in suites if metric in s.unavailable), None)
+    return NA if found is None else unavailable_line(found.name, found.unavailable[metric])
 
 
 def _delta(board: Board, d: Delta | None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from leaderboards.board import Board, Improvement, NormalisedScore
 from leaderboards.bootstrap import ONE_SEED
-from leaderboards.metrics import LABELS, METRICS, NA, SHORT, Metric
+from leaderboards.metrics import NA, Metric
 from leaderboards.render.cells import (
     ZERO_MARK,
     carries,
@@ -47,37 +47,40 @@ def _aggregates(board: Board) -> TextTable:
     for a in board.aggregates:
         first = a.designer not in seen
         seen.add(a.designer)
-        head = [a.designer, LABELS[a.metric]] if first else ["", LABELS[a.metric]]
-        counts = [str(a.runs), str(a.tasks)] if first else ["", ""]
+        label = board.rate(a.metric).label
+        head = [a.designer, label] if first else ["", label]
+        counts = [str(a.runs), str(a.cells)] if first else ["", ""]
         chance = _chance(chances.get((a.designer, a.metric)), a.designer == board.baseline)
         rows.append([*head, *counts, estimate_text(a.iqm), estimate_text(a.mean),
                      *([chance] if versus else [])])  # fmt: skip
-    tasks = board.aggregates[0].tasks
+    cells = board.aggregates[0].cells
+    strata = board.strata_cut
     shown = has_interval([*(e for a in board.aggregates for e in (a.iqm, a.mean)),
                           *board.improvements])  # fmt: skip
     notes = [
-        f"Score matrix: runs x tasks, a task = one suite x map size ({tasks} here), a score = "
-        f"that run's {board.answers.replace('_', '-')} rate on it; mean over runs and tasks "
-        "(every task weighs alike; overall weighs every suite alike).",
-        "IQM: interquartile mean, the mean of the middle 50% of all run-task scores.",
+        f"Score matrix: runs x cells, a cell = one suite x {board.cut_titles[strata]} ({cells} "
+        f"here; rliable's 'tasks'), a score = that run's {board.answers.replace('_', '-')} rate "
+        "on it; mean over runs and cells (every cell weighs alike; overall weighs every suite "
+        "alike).",
+        "IQM: interquartile mean, the mean of the middle 50% of all run-cell scores.",
     ]
     if shown:
         notes.append(
-            f"Intervals: rliable's stratified bootstrap (runs resampled within each task), "
+            f"Intervals: rliable's stratified bootstrap (runs resampled within each cell), "
             f"{board.bootstrap.resamples} resamples; run-to-run variation only, where the Sum "
             "cells' intervals also resample instances."
         )
     if versus:
         notes.append(
             f"P(> {board.baseline}): the chance a run of the designer beats a run of "
-            f"{board.baseline} on a random task (ties count half; 0.5 = no difference); each "
+            f"{board.baseline} on a random cell (ties count half; 0.5 = no difference); each "
             "side's runs resampled on their own."
         )
     if carries(ZERO_MARK, rows):
         notes.append(EVEN_LEGEND)
     return TextTable(
-        title=ci_title("rliable aggregates over runs x tasks: IQM and mean (%)", shown),
-        columns=["designer", "rate", "runs", "tasks", "IQM", "mean", *versus],
+        title=ci_title("rliable aggregates over runs x cells: IQM and mean (%)", shown),
+        columns=["designer", "rate", "runs", "cells", "IQM", "mean", *versus],
         rows=rows,
         text_columns=2,
         notes=notes,
@@ -98,7 +101,7 @@ def _chance(i: Improvement | None, is_baseline: bool) -> str:
 def _normalised(board: Board) -> TextTable:
     controls = board.controls
     assert controls is not None
-    metrics = [m for m in METRICS if any(n.metric == m for n in controls.normalised)]
+    metrics = [m for m in board.metrics if any(n.metric == m for n in controls.normalised)]
     scores = {(n.designer, n.metric): n for n in controls.normalised}
     designers = list(dict.fromkeys(n.designer for n in controls.normalised))
     rows = [[d, *(_score(scores.get((d, m))) for m in metrics)] for d in designers]
@@ -112,7 +115,7 @@ def _normalised(board: Board) -> TextTable:
                  "resamples."] if shown else []  # fmt: skip
     return TextTable(
         title=ci_title(title, shown),
-        columns=["designer", *(SHORT[m] for m in metrics)],
+        columns=["designer", *(board.rate(m).short for m in metrics)],
         rows=rows,
         notes=[
             f"(x - {controls.zero}) / ({controls.positive} - {controls.zero}) on the overall "
@@ -136,7 +139,7 @@ def _score(n: NormalisedScore | None) -> str:
 def _sensitivity(board: Board) -> TextTable:
     controls = board.controls
     assert controls is not None
-    metrics: list[Metric] = [m for m in METRICS if m in controls.sensitivity]
+    metrics: list[Metric] = [m for m in board.metrics if m in controls.sensitivity]
     first = controls.sensitivity[metrics[0]]
     pairing = "paired" if first.paired else "unpaired"
     rows = [[f"{controls.positive} - {controls.negative}", pairing,
@@ -146,7 +149,7 @@ def _sensitivity(board: Board) -> TextTable:
              "(percentage points)")  # fmt: skip
     return TextTable(
         title=ci_title(title, has_interval(controls.sensitivity[m] for m in metrics)),
-        columns=["controls", "pairing", *(SHORT[m] for m in metrics)],
+        columns=["controls", "pairing", *(board.rate(m).short for m in metrics)],
         rows=rows,
         text_columns=2,
         notes=[
@@ -159,7 +162,7 @@ def _sensitivity(board: Board) -> TextTable:
 
 
 def _power(board: Board) -> TextTable:
-    rows = [[LABELS[d.metric], str(d.seeds),
+    rows = [[board.rate(d.metric).label, str(d.seeds),
              f"{d.seed_sd:.2f}" if d.detectable is not None else NA,
              f"{d.instance_sd:.2f}", NA if d.detectable is None else f"{d.detectable:.1f}"]
             for d in board.power]  # fmt: skip

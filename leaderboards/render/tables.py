@@ -1,26 +1,26 @@
 """A board as plain tables (title, columns, rows of text, notes): what every text renderer draws.
 
 Terminal, Markdown and HTML draw the same `TextTable`s, so they always agree on content. Every
-rate table has three rows per designer -- valid, opt. makespan (the paper's), opt. SOC -- and a
-rate the records cannot give reads "n/a", with a note under the table that says why.
+rate table has a row per designer and rate of the board's task (MAPF-FrozenLake: valid, opt.
+makespan -- the paper's -- and opt. SOC), and a rate the records cannot give reads "n/a", with a
+note under the table that says why.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
 
 from leaderboards.board import (
     Board,
     Cut,
     DesignerRow,
-    Estimate,
+    RateCell,
     ReferenceRates,
     ReferenceRow,
 )
 from leaderboards.design_steps import flag_note
-from leaderboards.metrics import DEFINITIONS, LABELS, METRICS, NA, SHORT, Metric, unavailable_note
+from leaderboards.metrics import NA, unavailable_line
 from leaderboards.reference import size_rows
 from leaderboards.render.cells import (
     DESIGN_MARK,
@@ -38,11 +38,6 @@ from leaderboards.render.statistics import statistics_tables
 from leaderboards.render.text_table import TextTable as TextTable  # re-exported
 from leaderboards.seeds import seed_ids
 
-CUT_TITLES: dict[Cut, str] = {"size": "map size", "subset": "wait subset", "hole": "hole ratio"}
-RATES_NOTE = (
-    f"Rates: {SHORT['valid']} = {DEFINITIONS['valid']}; {SHORT['optimal_makespan']} = "
-    f"{DEFINITIONS['optimal_makespan']}; {SHORT['optimal_soc']} = {DEFINITIONS['optimal_soc']}."
-)
 PAPER_OPT = "opt. makespan"
 """The paper's "opt." as this project names it: makespan-optimal."""
 SHORT_FAILURES = {"agent_count": "agents", "illegal_move": "illegal"}
@@ -69,6 +64,20 @@ def board_notes(board: Board) -> list[BoardNote]:
     if board.controls is not None and board.controls.note:
         notes.append(BoardNote(f"controls: {board.controls.note}"))
     return notes
+
+
+def rates_note(board: Board) -> str:
+    """What each of the board's rates counts, in one line."""
+    return "Rates: " + "; ".join(f"{r.short} = {r.definition}" for r in board.rates) + "."
+
+
+def sum_note(board: Board) -> str:
+    """What a Sum and the overall column are means over."""
+    first = board.strata_cut
+    return (
+        f"Sum = mean over {board.cut_titles[first]}s of the per-{first} rate; overall = mean "
+        "over suites."
+    )
 
 
 def board_tables(board: Board, details: Sequence[Cut] = ()) -> list[TextTable]:
@@ -110,13 +119,13 @@ def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextT
     suites = [s.name for s in board.suites]
     out = []
     for row in rows:
-        for i, rate in enumerate(METRICS):
+        for i, rate in enumerate(board.rates):
             first = [_name(row), row.backend, row.policy, seed_ids(row.seeds)]
             head = first if i == 0 else [""] * 4
-            cells = [estimate_text(row.suites[s].get(rate)) for s in suites]
-            out.append([*head, LABELS[rate], *cells, estimate_text(row.overall.get(rate))])
+            cells = [estimate_text(row.suites[s].get(rate.key)) for s in suites]
+            out.append([*head, rate.label, *cells, estimate_text(row.overall.get(rate.key))])
     shown = has_interval(e for r in rows for cell in (*r.suites.values(), r.overall)
-                         for e in (cell.get(m) for m in METRICS))  # fmt: skip
+                         for e in (cell.get(m) for m in board.metrics))  # fmt: skip
     intervals = [f"Intervals: {board.bootstrap.method}; {board.bootstrap.resamples} resamples, "
                  f"rng seed {board.bootstrap.rng_seed}."] if shown else []  # fmt: skip
     return TextTable(
@@ -126,9 +135,9 @@ def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextT
         text_columns=5,
         notes=[
             *_design_notes(board, rows, kind),
-            RATES_NOTE,
+            rates_note(board),
             *unavailable_notes(board, overall=True),
-            "Sum = mean over map sizes of the per-size rate; overall = mean over suites.",
+            sum_note(board),
             *intervals,
         ],
         id=f"main-{kind}",
@@ -137,14 +146,12 @@ def _main(board: Board, rows: list[DesignerRow], title: str, kind: str) -> TextT
 
 def unavailable_notes(board: Board, overall: bool = False, suite: str | None = None) -> list[str]:
     """Why some cells read n/a: one line per (suite version, missing rate), naming its suites."""
-    groups: dict[tuple[int | None, tuple[str, ...], Metric], list[str]] = {}
+    groups: dict[str, list[str]] = {}  # reason -> suites
     for info in board.suites:
         if suite in (None, info.name):
-            for metric in info.unavailable:
-                key = (info.suite_version, info.optima, cast(Metric, metric))
-                groups.setdefault(key, []).append(info.name)
-    notes = [unavailable_note(" / ".join(names), version, optima, metric)
-             for (version, optima, metric), names in groups.items()]  # fmt: skip
+            for reason in info.unavailable.values():
+                groups.setdefault(reason, []).append(info.name)
+    notes = [unavailable_line(" / ".join(names), reason) for reason, names in groups.items()]
     if notes and overall:
         notes.append(f"overall: {NA} for a rate some suite's records cannot give.")
     return notes
@@ -169,12 +176,14 @@ def _deltas(board: Board) -> TextTable:
     for row in board.rows:
         if row.delta is None or row.delta_overall is None:
             continue
-        paired = "paired" if row.delta_overall.valid.paired else "unpaired"
-        for i, rate in enumerate(METRICS):
+        valid = row.delta_overall.get("valid")
+        paired = "paired" if valid is not None and valid.paired else "unpaired"
+        for i, rate in enumerate(board.rates):
             head = [_name(row), paired] if i == 0 else ["", ""]
-            deltas = [*(row.delta[s].get(rate) for s in suites), row.delta_overall.get(rate)]
+            deltas = [*(row.delta[s].get(rate.key) for s in suites),
+                      row.delta_overall.get(rate.key)]  # fmt: skip
             shown = shown or has_interval(deltas)
-            out.append([*head, LABELS[rate], *(delta_text(d) for d in deltas)])
+            out.append([*head, rate.label, *(delta_text(d) for d in deltas)])
     return TextTable(
         title=ci_title(f"Minus baseline {board.baseline} (percentage points)", shown),
         columns=["designer", "pairing", "rate", *suites, "overall"],
@@ -197,15 +206,17 @@ def _details(board: Board, cut: Cut) -> list[TextTable]:
         out = []
         for row in board.rows:
             mine = {d.key: d for d in cells if d.designer == row.designer}
-            for i, rate in enumerate(METRICS):
-                texts = [estimate_text(mine[k].rates.get(rate)) if k in mine else "-"
+            for i, rate in enumerate(board.rates):
+                texts = [estimate_text(mine[k].rates.get(rate.key)) if k in mine else "-"
                          for k in keys]  # fmt: skip
-                out.append([_name(row) if i == 0 else "", LABELS[rate], *texts])
-        within = [] if cut == "size" else ["Each cell: mean over map sizes within the cut."]
-        shown = has_interval(e for d in cells for e in (d.rates.get(m) for m in METRICS))
+                out.append([_name(row) if i == 0 else "", rate.label, *texts])
+        first = board.strata_cut
+        within = [] if cut == first else [
+            f"Each cell: mean over {board.cut_titles[first]}s within the cut."]  # fmt: skip
+        shown = has_interval(e for d in cells for e in (d.rates.get(m) for m in board.metrics))
         tables.append(
             TextTable(
-                title=ci_title(f"{suite.name} by {CUT_TITLES[cut]}: rate (%)", shown),
+                title=ci_title(f"{suite.name} by {board.cut_titles[cut]}: rate (%)", shown),
                 columns=["designer", "rate", *keys],
                 rows=out,
                 text_columns=2,
@@ -264,7 +275,8 @@ def _reference(board: Board) -> TextTable:
         rows=rows,
         text_columns=4,
         notes=[
-            f"The paper's opt. is makespan-optimal: compare it with {LABELS['optimal_makespan']}, "
+            f"The paper's opt. is makespan-optimal: compare it with "
+            f"{board.rate('optimal_makespan').label}, "
             "not with opt. SOC.",
             *(f"from {key}: {text}." for key, text in ref.sources.items()),
             *([f"Sums that are not their cells' mean (kept as reported): {'; '.join(mismatched)}."]
@@ -316,23 +328,21 @@ def _beside_paper(board: Board, suite: str) -> TextTable:
     assert ref is not None
     info = next(s for s in board.suites if s.name == suite)
     paper = size_rows(ref, suite)
-    keys = list(dict.fromkeys([*(str(k) for k in info.sizes),
+    keys = list(dict.fromkeys([*info.strata,
                                *(k for r in paper for k in r.sizes[suite])]))  # fmt: skip
     out = []
     for row in board.rows:
         mine = {d.key: d.rates for d in board.details
                 if d.designer == row.designer and d.suite == suite and d.cut == "size"}  # fmt: skip
-        cells = [_ours(mine[k].valid, mine[k].optimal_makespan) if k in mine else "-"
-                 for k in keys]  # fmt: skip
-        total = row.suites[suite]
-        out.append([_name(row), "this board", *cells, _ours(total.valid, total.optimal_makespan)])
+        cells = [_ours(mine[k]) if k in mine else "-" for k in keys]
+        out.append([_name(row), "this board", *cells, _ours(row.suites[suite])])
     for r in paper:
         cells = [_paper(r.sizes[suite][k]) if k in r.sizes[suite] else "-" for k in keys]
         out.append([r.label, "paper", *cells, _paper(r.suites[suite])])
     left_out = [r.label for r in ref.rows if suite in r.suites and suite not in r.sizes]
     sized = [d for d in board.details if d.suite == suite and d.cut == "size"]
     intervals = (f"; intervals in the '{suite} by map size' table"
-                 if has_interval(e for d in sized for e in (d.rates.get(m) for m in METRICS))
+                 if has_interval(e for d in sized for e in (d.rates.get(m) for m in board.metrics))
                  else "")  # fmt: skip
     return TextTable(
         title=f"{suite} by map size beside the paper's ({ref.label}): valid / {PAPER_OPT} (%)",
@@ -352,6 +362,7 @@ def _beside_paper(board: Board, suite: str) -> TextTable:
     )  # fmt: skip
 
 
-def _ours(valid: Estimate, makespan: Estimate | None) -> str:
+def _ours(cell: RateCell) -> str:
+    valid, makespan = cell.get("valid"), cell.get("optimal_makespan")
     mk = NA if makespan is None else f"{makespan.mean:.1f}"
-    return f"{valid.mean:.1f} / {mk}"
+    return f"{NA if valid is None else f'{valid.mean:.1f}'} / {mk}"

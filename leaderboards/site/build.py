@@ -40,11 +40,11 @@ from leaderboards.aggregate import build_board
 from leaderboards.aside import aside
 from leaderboards.board import Answers, Board
 from leaderboards.bootstrap import RESAMPLES
+from leaderboards.compat import require_default_task
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun, RunSet
 from leaderboards.render import board_tables, render, template_environment
 from leaderboards.render.tables import TextTable, board_notes, provenance_note
-from leaderboards.score_arrays import CUTS
 from leaderboards.site.earlier import Carried, carry_user_files, clear_leftovers
 from leaderboards.site.figures import Trajectory, board_figures, heatmaps
 from leaderboards.site.output import GENERATOR, MANIFEST, check_out, staged
@@ -90,6 +90,7 @@ def publish_site(
     from leaderboards import plots  # matplotlib is checked before the bootstrap's work
 
     plots.require_matplotlib()
+    require_default_task(runs, "the site")
     cleared = tuple(clear_leftovers(out))
     check_out(out)
     sealed, left_out = sealed_runs(runs)
@@ -102,7 +103,6 @@ def publish_site(
         answers=answers,
         resamples=resamples,
         reference=reference,
-        details=CUTS,
         pool_machines=pool_machines,
     )
     with staged(out) as root:
@@ -143,7 +143,7 @@ def _write_site(
         groups, figures = drawing.result()
     for name, svg in figures.items():
         write(name, svg)
-    headline, details = split_tables(board_tables(board, CUTS))
+    headline, details = split_tables(board_tables(board, board.detail_cuts))
     write("index.html", env.get_template("site_index.html.j2").render(
         **common, title=title, root="", headline=headline, details=details,
         story=[*groups, configurations], runs=views, skipped=runs.skipped,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from leaderboards.board import Board, Controls, NormalisedScore
-from leaderboards.metrics import METRICS, SHORT, Metric
+from leaderboards.metrics import Metric
 from leaderboards.render.cells import ZERO_MARK, delta_text
 from leaderboards.seeds import mean_over_seeds
 from leaderboards.site.runs import RunView
@@ -192,21 +192,22 @@ def _size_caption(board: Board, suite: str) -> str:
 def _profiles(board: Board, write: Writer) -> PlotGroup:
     from leaderboards import plots
 
-    tasks = sum(len(s.sizes) for s in board.suites)
+    cells = sum(len(s.strata) for s in board.suites)
     figures, missing = [], []
     for metric in PROFILE_METRICS:
         profiles = plots.ranked_profiles(board, metric)
         if not profiles:
-            missing.append(SHORT[metric])
+            missing.append(board.rate(metric).short)
             continue
         banded = sum(p.low is not None for p in profiles)
         band = band_text(banded, len(profiles), "95% band", "band")
         caption = (
-            f"{SHORT[metric]}: the share of run-task scores (one run's rate on one suite x map "
-            f"size; {tasks} tasks per run) above each threshold tau; a line above another "
+            f"{board.rate(metric).short}: the share of run-cell scores (one run's rate on one "
+            f"suite x {board.cut_titles[board.strata_cut]}; {cells} cells per run) above each "
+            "threshold tau; a line above another "
             f"everywhere is better at every threshold; {band}."
         )
-        alt = f"performance profile of the {SHORT[metric]} rate"
+        alt = f"performance profile of the {board.rate(metric).short} rate"
         svg = plots.profiles_svg(board, metric)
         figures.append(figure(write, f"plots/profile-{metric}.svg", svg, alt, caption))
     note = None
@@ -226,25 +227,25 @@ def _normalised(board: Board, write: Writer) -> PlotGroup:
     if controls is None:
         return PlotGroup("normalised", title, note=NO_CONTROLS)
     figures, drawn = [], []
-    for metric in METRICS:
+    for metric in board.metrics:
         scores = plots.normalised_scores(board, metric)
         if not scores:
             continue
         caption = (
-            f"{SHORT[metric]}: each designer's overall Sum rescaled so {controls.zero} is 0 "
-            f"and {controls.positive} is 1; {_intervals(scores)}. "
-            f"{sensitivity_line(controls, [metric])}"
+            f"{board.rate(metric).short}: each designer's overall Sum rescaled so "
+            f"{controls.zero} is 0 and {controls.positive} is 1; {_intervals(scores)}. "
+            f"{sensitivity_line(board, controls, [metric])}"
         )
-        alt = f"normalised {SHORT[metric]} score per designer"
+        alt = f"normalised {board.rate(metric).short} score per designer"
         svg = plots.normalised_svg(board, metric)
         figures.append(figure(write, f"plots/normalised-{metric}.svg", svg, alt, caption))
         drawn.append(metric)
     parts = [sentence(controls.note)] if controls.note else []
     if not figures and not controls.note:
         parts.append(NO_CONTROLS)
-    rest = [m for m in METRICS if m in controls.sensitivity and m not in drawn]
+    rest = [m for m in board.metrics if m in controls.sensitivity and m not in drawn]
     if rest:
-        parts.append(sensitivity_line(controls, rest))
+        parts.append(sensitivity_line(board, controls, rest))
     return PlotGroup("normalised", title, figures, " ".join(parts) or None, side_by_side=True)
 
 
@@ -262,13 +263,13 @@ def _intervals(scores: Sequence[NormalisedScore]) -> str:
     return f"bars: 95% interval; hollow points have none ({bare})"
 
 
-def sensitivity_line(controls: Controls, metrics: Sequence[Metric]) -> str:
+def sensitivity_line(board: Board, controls: Controls, metrics: Sequence[Metric]) -> str:
     """Can this budget tell the positive control from the negative at all, per rate?"""
     head = f"Sensitivity ({controls.positive} minus {controls.negative}, overall Sum, points)"
     deltas = {m: d for m in metrics if (d := controls.sensitivity.get(m)) is not None}
     if not deltas:
         return f"{head}: not measured; both controls must be among the ranked runs."
-    values = ", ".join(f"{SHORT[m]} {delta_text(d)}" for m, d in deltas.items())
+    values = ", ".join(f"{board.rate(m).short} {delta_text(d)}" for m, d in deltas.items())
     blurred = {d.includes_zero for d in deltas.values()}
     which = "its interval" if len(deltas) == 1 else "every interval"
     if blurred == {None}:
@@ -300,7 +301,7 @@ def _validation(board: Board, write: Writer) -> PlotGroup:
         f"2-agent validation set, greedy answers, after each round's training; line: mean over "
         f"seeds; {band}."
     )
-    absent = [SHORT[m] for m in METRICS if m not in panels]
+    absent = [board.rate(m).short for m in board.metrics if m not in panels]
     if absent:
         caption += (f" No {' or '.join(absent)} panel: the runs' validation reports hold no such "
                     "rate.")  # fmt: skip

@@ -16,8 +16,9 @@ from pathlib import Path
 from designers import Proposal
 from leaderboards.board import Answers, DesignFailures
 from leaderboards.bundles.sealed import RAW_FILES, SealError, run_file_names, sealed_file
+from leaderboards.curves import report_rates
 from leaderboards.design_steps import design_failures
-from leaderboards.metrics import METRICS, Metric
+from leaderboards.metrics import Metric
 from leaderboards.readers import LoadedRun, RunSet, SkippedRun
 from leaderboards.score_arrays import suite_sums
 from leaderboards.site.changes import ChangesTable, changes_table, projection_rows
@@ -140,8 +141,8 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = Tr
             round=r,
             number=r.round + 1,
             label=round_label(r.round, len(record.rounds)),
-            rates={m: _pct(getattr(r.validation.overall, f"{m}_rate")) for m in METRICS},
-            answers=r.validation.overall.n,
+            rates={m: _pct(v) for m, v in report_rates(run.task, r.validation).items()},
+            answers=run.task.rates(r.validation).overall.n,
             proposal=r.proposal,
             changes=changes_table(r.proposal.changes if r.proposal else {}),
             projections=projection_rows(r.proposal.notes if r.proposal else ()),
@@ -150,7 +151,7 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = Tr
     ]
     answers: Answers = "best_of" if answers_best_of else "greedy"
     sums = [
-        (name, {m: _pct(v) for m, v in suite_sums(suite, answers).items()})
+        (name, {m: _pct(v) for m, v in suite_sums(run.task, suite, answers).items()})
         for name, suite in record.suites.items()
     ]
     return RunView(

@@ -43,8 +43,24 @@ from mapf_env.suites import (
     content_sha256,
 )
 from mapf_env.verifier import FailureType
-from tasks.base import Generated, Judgement, Knob, Projected, ReportRates, Suite, SuiteItem
+from tasks.base import (
+    BoardRate,
+    Generated,
+    Judgement,
+    Knob,
+    Projected,
+    ReportRates,
+    Suite,
+    SuiteItem,
+    VerdictTable,
+)
 from tasks.mapf_frozenlake import scoring
+from tasks.mapf_frozenlake.board_view import (
+    BOARD_RATES,
+    CUT_TITLES,
+    mapf_result_problem,
+    mapf_verdict_table,
+)
 from tasks.mapf_frozenlake.describe import compact_config, report_lines, report_table, stats_lines
 from tasks.mapf_frozenlake.records import SuiteResult
 
@@ -114,6 +130,8 @@ class MapfFrozenLake:
     report_model: type[BaseModel] = EvalReport
     result_model: type[BaseModel] = SuiteResult
     cuts: tuple[str, ...] = CUTS
+    cut_titles: Mapping[str, str] = CUT_TITLES
+    board_rates: tuple[BoardRate, ...] = BOARD_RATES
     failure_types: tuple[str, ...] = tuple(f.value for f in FailureType)
     optimal_kinds: tuple[str, ...] = tuple(o.value for o in Objective)
     reward_bounds: tuple[float, float] = (0.0, 1.0)
@@ -200,6 +218,12 @@ class MapfFrozenLake:
     def suite_rates(self, result: BaseModel, *, best_of: bool = False) -> ReportRates:
         read = SuiteResult.model_validate(result)
         return scoring.rates(read.best_of if best_of else read.greedy)
+
+    def result_problem(self, result: BaseModel) -> str | None:
+        return mapf_result_problem(SuiteResult.model_validate(result))
+
+    def verdict_table(self, result: BaseModel) -> VerdictTable:
+        return mapf_verdict_table(SuiteResult.model_validate(result))
 
     def reward(
         self, item: Instance, answer: str, *, valid_rate: float = 0.0, n_tokens: int | None = None

@@ -18,7 +18,9 @@ from harness.backends.factory import make_backend
 from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
-from leaderboards import load_runs
+from leaderboards import LeaderboardError, build_board, load_runs, publish_site
+from tests.leaderboards.handmade import rates
+from tests.leaderboards.handmade import run as hand_run
 from tests.plugin_sites import plugin_site
 
 PLUGIN = Path(__file__).resolve().parent / "backend_plugin"
@@ -121,5 +123,19 @@ def test_a_backend_for_any_task_runs_another_task_through_the_loop(
     assert read_result(run.path / "result.json") == record
     resumed = make_backend(experiment, workdir=tmp_path / "run")
     assert run_designer(experiment, designer, 0, resumed, run, resume=True, workers=1) == record
-    (skipped,) = load_runs([tmp_path]).skipped  # boards read MAPF-FrozenLake's results only
-    assert skipped.kind == "other-task" and "reasoning-gym-v1" in skipped.line
+    loaded = load_runs([tmp_path])
+    assert not loaded.skipped
+    board = build_board(loaded, resamples=50)  # read through the task: its cuts and rates
+    assert board.task == "reasoning-gym-v1" and board.metrics == ("valid",)
+    assert board.detail_cuts == ("dataset", "level") and board.rows[0].designer == designer
+    assert board.controls is not None and "no controls for task reasoning-gym-v1" in str(
+        board.controls.note
+    )
+    mapf = hand_run("random", 1, rates({3: (4, 2, 1)}))
+    pooled = r"is a run of task reasoning-gym-v1 but .* of mapf-frozenlake"
+    with pytest.raises(LeaderboardError, match=pooled):
+        build_board([*loaded, mapf], resamples=50)  # never pooled with another task's runs
+    with pytest.raises(LeaderboardError, match="drop --reference"):
+        build_board(loaded, resamples=50, reference=True)  # the paper's figures are MAPF's
+    with pytest.raises(LeaderboardError, match="the site reads MAPF-FrozenLake's"):
+        publish_site(loaded, tmp_path / "site", resamples=50)

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from designers.builtin import benchmark_mix
 from harness_cli import app
-from leaderboards.metrics import SHORT
 from mapf_env import EnvConfig
 from run_records import ResultRecord
+from tasks.mapf_frozenlake.board_view import BOARD_RATES
 
 runner = CliRunner()
 CONTROLS = ["random", "matched", "harder"]
@@ -62,7 +62,8 @@ def test_the_board_brackets_the_runs_with_the_controls(records: dict[str, Result
     scores = {(s["designer"], s["metric"]): s["score"] for s in controls["normalised"]}
     for metric in controls["sensitivity"]:  # every rate scored for all three, or said why not
         scored = {designer for designer, m in scores if m == metric}
-        why_not = f"no normalised {SHORT[metric]} score"
+        short = next(r.short for r in BOARD_RATES if r.key == metric)
+        why_not = f"no normalised {short} score"
         assert scored == set(CONTROLS) or why_not in (controls["note"] or ""), controls["note"]
     for (designer, metric), score in scores.items():
         zero, one = overall["random"][metric]["mean"], overall["matched"][metric]["mean"]

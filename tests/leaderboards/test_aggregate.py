@@ -21,9 +21,9 @@ def test_sum_is_the_mean_over_sizes_of_the_per_size_rate() -> None:
         run("random", 1, rates({3: (4, 1, 1), 4: (2, 2, 1)})),
     ]
     row = build_board(runs, resamples=FAST).rows[0]
-    assert row.suites["3agents"].valid.mean == pytest.approx(50.0)
+    assert row.suites["3agents"].get("valid").mean == pytest.approx(50.0)
     # SOC-optimal: seed 0 (50% + 0%)/2 = 25; seed 1 (25% + 50%)/2 = 37.5; mean 31.25
-    soc = row.suites["3agents"].optimal_soc
+    soc = row.suites["3agents"].get("optimal_soc")
     assert soc is not None and soc.mean == pytest.approx(31.25)
     assert row.seeds == (0, 1) and row.backend == "cpu" and row.policy == "mlp"
 
@@ -32,9 +32,12 @@ def test_overall_is_the_mean_over_suites() -> None:
     three, four = rates({3: (10, 5, 5)}), rates({4: (10, 1, 0)})
     runs = [run("random", s, three, **{"4agents": four}) for s in (0, 1)]
     row = build_board(runs, resamples=FAST).rows[0]
-    assert row.suites["3agents"].valid.mean == 50.0 and row.suites["4agents"].valid.mean == 10.0
-    assert row.overall.valid.mean == pytest.approx(30.0)
-    soc = row.overall.optimal_soc
+    assert (
+        row.suites["3agents"].get("valid").mean == 50.0
+        and row.suites["4agents"].get("valid").mean == 10.0
+    )
+    assert row.overall.get("valid").mean == pytest.approx(30.0)
+    soc = row.overall.get("optimal_soc")
     assert soc is not None and soc.mean == pytest.approx(25.0)
 
 
@@ -42,7 +45,7 @@ def test_interval_contains_the_mean_and_shrinks_with_more_instances() -> None:
     def width(n: int) -> float:
         runs = [run("random", s, rates({3: (n, n * 3 // 10 + s, n // 10), 4: (n, n // 2, 0)}))
                 for s in range(3)]  # fmt: skip
-        cell = build_board(runs, resamples=FAST).rows[0].suites["3agents"].valid
+        cell = build_board(runs, resamples=FAST).rows[0].suites["3agents"].get("valid")
         assert cell.low is not None and cell.high is not None
         assert cell.low <= cell.mean <= cell.high
         return cell.high - cell.low
@@ -52,7 +55,7 @@ def test_interval_contains_the_mean_and_shrinks_with_more_instances() -> None:
 
 def test_one_seed_says_the_interval_is_unknown_once_not_in_every_cell() -> None:
     board = build_board([run("random", 0, rates({3: (10, 4, 2)}))], resamples=FAST)
-    cell = board.rows[0].suites["3agents"].valid
+    cell = board.rows[0].suites["3agents"].get("valid")
     assert cell.low is None and cell.high is None and cell.note == ONE_SEED == "n/a (1 seed)"
     for fmt in ("terminal", "markdown", "html"):
         text = render(board, fmt, details=["size", "subset"])
@@ -80,12 +83,12 @@ def test_delta_against_the_baseline_and_the_zero_mark() -> None:
     rows = {r.designer: r for r in board.rows}
     assert rows["random"].delta is None
     better = rows["better"].delta_overall
-    assert better is not None and better.valid.paired
+    assert better is not None and better.get("valid").paired
     # 3agents: (89 - 11) mean 78 points; 4agents: 60 points; overall 69
-    assert better.valid.mean == pytest.approx(69.0)
-    assert better.valid.includes_zero is False
+    assert better.get("valid").mean == pytest.approx(69.0)
+    assert better.get("valid").includes_zero is False
     same = rows["same"].delta_overall
-    assert same is not None and same.valid.includes_zero is True
+    assert same is not None and same.get("valid").includes_zero is True
     text = render(board, "markdown")
     assert "+69.0 [" in text and ZERO_MARK in text
 
@@ -96,17 +99,23 @@ def test_unpaired_delta_when_seeds_differ_and_unknown_with_one_seed() -> None:
     runs += [run("lonely", 9, rates({3: (50, 30, 5)}))]
     rows = {r.designer: r for r in build_board(runs, resamples=FAST).rows}
     other, lonely = rows["other"].delta_overall, rows["lonely"].delta_overall
-    assert other is not None and not other.valid.paired and other.valid.low is not None
-    assert lonely is not None and lonely.valid.note == ONE_SEED and lonely.valid.low is None
+    assert (
+        other is not None and not other.get("valid").paired and other.get("valid").low is not None
+    )
+    assert (
+        lonely is not None
+        and lonely.get("valid").note == ONE_SEED
+        and lonely.get("valid").low is None
+    )
 
 
 def test_detail_cuts_and_failure_shares() -> None:
     # size 3: 6 instances, subsets cycle wr_025, wr_050, wr_075; the first 3 are valid
     board = build_board([run("random", 0, rates({3: (6, 3, 0), 4: (3, 3, 3)}))], resamples=FAST)
     cells = {(d.cut, d.key): d for d in board.details}
-    assert cells["size", "3"].rates.valid.mean == 50.0 and cells["size", "3"].instances == 6
+    assert cells["size", "3"].rates.get("valid").mean == 50.0 and cells["size", "3"].instances == 6
     # wr_025 holds instances 0 and 3 of size 3 (1 of 2 valid) and instance 0 of size 4 (valid)
-    assert cells["subset", "wr_025"].rates.valid.mean == pytest.approx(75.0)
+    assert cells["subset", "wr_025"].rates.get("valid").mean == pytest.approx(75.0)
     assert cells["hole", "0.1"].instances == 3  # instances 0 and 5 of size 3, 0 of size 4
     (failures,) = board.failures
     assert failures.answers == 9 and failures.valid == pytest.approx(600 / 9, abs=1e-3)
@@ -141,7 +150,7 @@ def test_rliable_aggregates_of_the_runs_x_tasks_matrix() -> None:
     got = {(a.designer, a.metric): a for a in board.aggregates}
     assert set(got) == {(d, m) for d in ("better", "random") for m in ("valid", "optimal_soc")}
     better = got["better", "valid"]
-    assert better.runs == 3 and better.tasks == 2 and better.kind == "designer"
+    assert better.runs == 3 and better.cells == 2 and better.kind == "designer"
     # scores .5 .6 .9 | .7 .8 .75: mean 70.83; IQM cuts int(6 / 4) = 1 from each end ->
     # (.6 + .7 + .75 + .8) / 4 = 71.25
     assert better.mean.mean == pytest.approx(425 / 6, abs=1e-4)

@@ -54,7 +54,7 @@ def test_sensitivity_is_matched_minus_harder_as_their_delta() -> None:
     assert sensitivity.includes_zero is False
     # it is the matched row's delta against harder, drawn the same way
     matched = next(r for r in board.rows if r.designer == "matched")
-    assert matched.delta_overall is not None and matched.delta_overall.valid == sensitivity
+    assert matched.delta_overall is not None and matched.delta_overall.get("valid") == sensitivity
     assert set(board.controls.sensitivity) == {"valid", "optimal_soc"}
 
 

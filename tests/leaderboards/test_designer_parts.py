@@ -7,7 +7,6 @@ import pytest
 
 from leaderboards import LoadedRun, build_board
 from leaderboards import designer_parts as parts
-from leaderboards.score_arrays import CUTS
 from tests.leaderboards.handmade import rates, run
 
 FAST = 300
@@ -28,7 +27,7 @@ def test_parts_from_a_process_per_cpu_make_the_board_made_here(
 ) -> None:
     runs = _runs()
     monkeypatch.setattr(parts.os, "cpu_count", lambda: 1)
-    here = build_board(runs, resamples=FAST, details=CUTS)
+    here = build_board(runs, resamples=FAST)
     monkeypatch.setattr(parts.os, "cpu_count", lambda: 2)
     forked: list[object] = []
     real = parts.ProcessPoolExecutor
@@ -38,7 +37,7 @@ def test_parts_from_a_process_per_cpu_make_the_board_made_here(
         return real(*args, **kwargs)  # type: ignore[call-overload]
 
     monkeypatch.setattr(parts, "ProcessPoolExecutor", counted)
-    spread = build_board(runs, resamples=FAST, details=CUTS)
+    spread = build_board(runs, resamples=FAST)
     assert forked, "twelve designers are computed by a process per CPU"
     assert spread.model_dump(exclude={"git_commit"}) == here.model_dump(exclude={"git_commit"})
     assert spread.controls is not None and spread.controls.normalised

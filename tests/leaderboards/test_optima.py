@@ -9,9 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from leaderboards import Board, Format, LeaderboardError, build_board, load_runs, render
+from leaderboards import (
+    BOARD_SCHEMA_VERSION,
+    Board,
+    Format,
+    LeaderboardError,
+    build_board,
+    load_runs,
+    render,
+)
 from leaderboards.metrics import NA
-from run_records import ResultRecord
+from run_records import ResultRecord, verdict_reports
 from tests.leaderboards.handmade import rates, record, run, suite
 
 FAST = 400
@@ -26,18 +34,21 @@ def test_version_2_records_give_both_optimal_rates_each_from_its_own_flags() -> 
     board = build_board([run("random", s, V2) for s in (0, 1)], resamples=FAST)
     (row,) = board.rows
     cell = row.suites["3agents"]
-    assert cell.valid.mean == pytest.approx(50.0)
-    assert cell.optimal_makespan is not None and cell.optimal_soc is not None
-    assert cell.optimal_makespan.mean == pytest.approx(40.0)  # (50% + 30%) / 2
-    assert cell.optimal_soc.mean == pytest.approx(15.0)  # (20% + 10%) / 2
-    for e in (cell.optimal_makespan, cell.optimal_soc):
+    assert cell.get("valid").mean == pytest.approx(50.0)
+    assert cell.get("optimal_makespan") is not None and cell.get("optimal_soc") is not None
+    assert cell.get("optimal_makespan").mean == pytest.approx(40.0)  # (50% + 30%) / 2
+    assert cell.get("optimal_soc").mean == pytest.approx(15.0)  # (20% + 10%) / 2
+    for e in (cell.get("optimal_makespan"), cell.get("optimal_soc")):
         assert e.low is not None and e.high is not None and e.low <= e.mean <= e.high
-    assert row.overall.optimal_makespan == cell.optimal_makespan
+    assert row.overall.get("optimal_makespan") == cell.get("optimal_makespan")
     sizes = {d.key: d.rates for d in board.details if d.cut == "size"}
-    assert sizes["3"].optimal_makespan is not None and sizes["3"].optimal_makespan.mean == 50.0
-    assert sizes["4"].optimal_soc is not None and sizes["4"].optimal_soc.mean == 10.0
+    assert (
+        sizes["3"].get("optimal_makespan") is not None
+        and sizes["3"].get("optimal_makespan").mean == 50.0
+    )
+    assert sizes["4"].get("optimal_soc") is not None and sizes["4"].get("optimal_soc").mean == 10.0
     (info,) = board.suites
-    assert info.optima == ("soc", "makespan") and info.unavailable == {}
+    assert info.strata == ("3", "4") and info.unavailable == {}
     assert set(board.metrics) == {"valid", "optimal_makespan", "optimal_soc"}
 
 
@@ -47,14 +58,14 @@ def test_deltas_and_cuts_cover_both_optimal_rates() -> None:
     board = build_board(runs, resamples=FAST)
     rows = {r.designer: r for r in board.rows}
     delta = rows["better"].delta_overall
-    assert delta is not None and delta.optimal_makespan is not None
-    assert delta.optimal_soc is not None and delta.optimal_makespan.paired
-    assert delta.optimal_makespan.mean == pytest.approx(30.0)  # (80 - 50 + 60 - 30) / 2
-    assert delta.optimal_soc.mean == pytest.approx(5.0)  # (30 - 20 + 10 - 10) / 2
-    assert delta.optimal_makespan.includes_zero is False
+    assert delta is not None and delta.get("optimal_makespan") is not None
+    assert delta.get("optimal_soc") is not None and delta.get("optimal_makespan").paired
+    assert delta.get("optimal_makespan").mean == pytest.approx(30.0)  # (80 - 50 + 60 - 30) / 2
+    assert delta.get("optimal_soc").mean == pytest.approx(5.0)  # (30 - 20 + 10 - 10) / 2
+    assert delta.get("optimal_makespan").includes_zero is False
     for cut in ("subset", "hole"):
         cells = [d for d in board.details if d.cut == cut]
-        assert cells and all(d.rates.optimal_makespan is not None for d in cells), cut
+        assert cells and all(d.rates.get("optimal_makespan") is not None for d in cells), cut
 
 
 def test_best_of_reads_the_best_of_n_makespan_flags() -> None:
@@ -63,12 +74,15 @@ def test_best_of_reads_the_best_of_n_makespan_flags() -> None:
         v.model_copy(update={"best_of_optimal_makespan": v.best_of_valid}) for v in result.verdicts
     )
     loaded = run("random", 0, V2)
-    suites = {"3agents": result.model_copy(update={"verdicts": verdicts})}
+    best_of = verdict_reports(verdicts)["best_of"]  # the counts its verdicts give
+    suites = {"3agents": result.model_copy(update={"verdicts": verdicts, "best_of": best_of})}
     loaded = type(loaded)(loaded.path, record("random", 0, suites))
     greedy = build_board([loaded], resamples=FAST, details=()).rows[0].suites["3agents"]
     best = build_board([loaded], answers="best_of", resamples=FAST, details=()).rows[0]
-    assert greedy.optimal_makespan is not None and greedy.optimal_makespan.mean == 40.0
-    makespan = best.suites["3agents"].optimal_makespan
+    assert (
+        greedy.get("optimal_makespan") is not None and greedy.get("optimal_makespan").mean == 40.0
+    )
+    makespan = best.suites["3agents"].get("optimal_makespan")
     assert makespan is not None and makespan.mean == pytest.approx(50.0), "every valid answer"
 
 
@@ -76,14 +90,16 @@ def test_version_1_records_show_na_with_a_note_never_zero_or_the_soc_rate() -> N
     runs = [run("random", s, V1) for s in (0, 1)] + [run("other", s, V1) for s in (0, 1)]
     board = build_board(runs, resamples=FAST)
     for row in board.rows:
-        assert row.suites["3agents"].optimal_makespan is None
-        assert row.overall.optimal_makespan is None
-        soc = row.suites["3agents"].optimal_soc
+        assert row.suites["3agents"].get("optimal_makespan") is None
+        assert row.overall.get("optimal_makespan") is None
+        soc = row.suites["3agents"].get("optimal_soc")
         assert soc is not None and soc.mean == pytest.approx(15.0)
-        assert row.delta is None or row.delta["3agents"].optimal_makespan is None
-    assert all(d.rates.optimal_makespan is None for d in board.details)
+        assert row.delta is None or row.delta["3agents"].get("optimal_makespan") is None
+    assert all(d.rates.get("optimal_makespan") is None for d in board.details)
     (info,) = board.suites
-    assert info.optima == ("soc",) and info.unavailable["optimal_makespan"].startswith(VERSION_1)
+    assert info.unavailable["optimal_makespan"].startswith(
+        VERSION_1.removeprefix("n/a: the 3agents ")
+    )
     formats: list[tuple[Format, str, str]] = [
         ("terminal", "opt. makespan (paper's)", "│"),
         ("markdown", "opt. makespan (paper's)", "|"),
@@ -152,4 +168,4 @@ def test_records_round_trip_and_a_version_2_record_without_makespan_flags_is_ski
 
 def test_board_json_carries_the_new_schema_version() -> None:
     board = build_board([run("random", 0, V2)], resamples=FAST, details=())
-    assert Board.model_validate_json(render(board, "json")).schema_version == "3"
+    assert Board.model_validate_json(render(board, "json")).schema_version == BOARD_SCHEMA_VERSION

@@ -14,7 +14,6 @@ import pytest
 from leaderboards import Board, Estimate, RateCell, build_board, load_runs
 from leaderboards.plots import config_grid, fit_range, size_curves_svg, trajectory_svg
 from leaderboards.plots.trajectory import FIELDS
-from leaderboards.score_arrays import CUTS
 
 pytest.importorskip("matplotlib")
 
@@ -43,7 +42,7 @@ def heatmap_ticks(svg: str) -> list[float]:
 
 @pytest.fixture(scope="module")
 def board(compare_root: Path) -> Board:
-    return build_board(load_runs([compare_root]), resamples=100, reference=True, details=CUTS)
+    return build_board(load_runs([compare_root]), resamples=100, reference=True)
 
 
 def _rates_between(board: Board, low: float, high: float) -> Board:

@@ -79,7 +79,7 @@ def test_json_round_trips_and_validates_against_the_shipped_schema(board: Board)
     assert shipped == board_json_schema(), "regenerate with `harness leaderboard schema --out`"
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.validate(json.loads(text), shipped)
-    assert json.loads(text)["schema_version"] == BOARD_SCHEMA_VERSION == "3"
+    assert json.loads(text)["schema_version"] == BOARD_SCHEMA_VERSION == "4"
     assert board.aggregates and board.improvements and board.profiles and board.power
     assert board.curves and board.controls is not None
 
@@ -124,7 +124,7 @@ def test_every_text_format_carries_the_statistics() -> None:
             for name, base in (("random", 30), ("matched", 60), ("harder", 10), ("mine", 45))
             for seed in (0, 1)]  # fmt: skip
     board = build_board(runs, resamples=200, details=())
-    titles = ("rliable aggregates over runs x tasks", "Controls: overall Sum normalised",
+    titles = ("rliable aggregates over runs x cells", "Controls: overall Sum normalised",
               "Sensitivity: matched minus harder", "Power: the smallest difference")  # fmt: skip
     for fmt in ("terminal", "markdown", "html"):
         text = render(board, fmt, width=250)
@@ -236,7 +236,7 @@ def test_the_mark_legend_is_printed_only_under_marked_cells() -> None:
 
 def test_the_meta_line_is_printed_once_per_rendering() -> None:
     board = _board((0, 1), 45, policy=True)
-    line = "5 runs, greedy answers; envdesign-bench 0.0.test (abc); board schema 3"
+    line = "5 runs, greedy answers; envdesign-bench 0.0.test (abc); board schema 4"
     for fmt in TEXT_FORMATS:
         text = render(board, fmt, width=250)
         assert "Designers: Sum" in text and "Policies (zero-shot): Sum" in text, fmt

@@ -13,10 +13,16 @@ from pathlib import Path
 import pytest
 
 from leaderboards import Board, Delta, build_board, load_runs, plots
-from leaderboards.board import Controls, NormalisedScore, Profile, RoundCurve
+from leaderboards.board import (
+    Controls,
+    DesignerRow,
+    NormalisedScore,
+    Profile,
+    RateCell,
+    RoundCurve,
+)
 from leaderboards.plots import normalised_svg, profiles_svg, validation_svg
 from leaderboards.plots.normalised import score_limits
-from leaderboards.score_arrays import CUTS
 from leaderboards.site.figures import PLOTTED, PlotGroup, board_figures, heatmaps, plotted
 from tests.leaderboards.test_plots import ticks
 
@@ -29,7 +35,7 @@ BAND = "fill-opacity: 0.18"
 
 @pytest.fixture(scope="module")
 def board(compare_root: Path) -> Board:
-    return build_board(load_runs([compare_root]), resamples=100, details=CUTS)
+    return build_board(load_runs([compare_root]), resamples=100)
 
 
 def profile(designer: str, scores: Sequence[float], band: bool = True) -> Profile:
@@ -159,14 +165,17 @@ def test_plots_draw_the_best_ranked_designers_and_say_which(board: Board) -> Non
     """A legend of a hundred designers hides its plot: past `PLOTTED` rows, the plots draw the
     best-ranked and the baseline, and every group's note says so; the tables keep them all."""
     template = board.rows[0]
-    many = tuple(
-        template.model_copy(update={"designer": f"d{n:02d}", "overall": template.overall.model_copy(
-            update={"valid": template.overall.valid.model_copy(update={"mean": float(n)})})})
-        for n in range(PLOTTED + 3)
-    )  # fmt: skip
-    base = template.model_copy(update={"designer": "base", "overall": template.overall.model_copy(
-        update={"valid": template.overall.valid.model_copy(update={"mean": -1.0})})})  # fmt: skip
-    ranked = tuple(sorted([*many, base], key=lambda r: -r.overall.valid.mean))
+
+    def scored(name: str, mean: float) -> DesignerRow:
+        valid = template.overall.get("valid")
+        assert valid is not None
+        overall = RateCell({**template.overall.root, "valid": valid.model_copy(
+            update={"mean": mean})})  # fmt: skip
+        return template.model_copy(update={"designer": name, "overall": overall})
+
+    many = tuple(scored(f"d{n:02d}", float(n)) for n in range(PLOTTED + 3))
+    base = scored("base", -1.0)
+    ranked = tuple(sorted([*many, base], key=lambda r: -r.overall.get("valid").mean))
     crowded = board.model_copy(update={"rows": ranked, "baseline": "base", "controls": None})
     shown, sentence = plotted(crowded)
     assert [r.designer for r in shown.rows] == [r.designer for r in ranked[:PLOTTED]] + ["base"]

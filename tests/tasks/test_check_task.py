@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from tasks import (
     Projected,
     Suite,
     TaskConformanceError,
+    VerdictTable,
     check_task,
     create_task,
 )
@@ -80,6 +82,12 @@ class Mute(MapfFrozenLake):
         return " "
 
 
+class Unsorted(MapfFrozenLake):
+    def verdict_table(self, result: BaseModel) -> VerdictTable:
+        table = super().verdict_table(result)
+        return replace(table, ids=tuple(reversed(table.ids)))
+
+
 @pytest.mark.parametrize(
     ("broken", "check", "words"),
     [
@@ -91,6 +99,7 @@ class Mute(MapfFrozenLake):
         (Unclipped, "knobs", "outside [0.0, 0.5]"),
         (Tampered, "suites", "is not the shipped"),
         (Mute, "describe", "report_headline gave ' '"),
+        (Unsorted, "boards", "each item once, in id order"),
     ],
 )
 def test_a_broken_rule_is_named_with_its_fix(

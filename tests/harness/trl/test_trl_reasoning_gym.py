@@ -13,6 +13,7 @@ out by name (boards read MAPF-FrozenLake's results only so far).
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -134,10 +135,24 @@ def test_a_killed_run_resumes_from_its_last_finished_round(
     assert record.rounds[0] == read_result(run_dir(root, "uniform")).rounds[0]
 
 
-def test_the_board_leaves_these_runs_out_by_name(compared: tuple[Path, Path, str]) -> None:
+def test_the_board_reads_the_tasks_cuts_and_rates(compared: tuple[Path, Path, str]) -> None:
+    """`harness leaderboard show` ranks these runs by reasoning-gym's own rate (valid: full
+    marks from the dataset's scorer) and cuts them by dataset and level; the tiny model scores
+    near zero, so the board proves the path, not a ranking."""
     root, _, _ = compared
-    shown = harness("leaderboard", "show", str(root))
-    assert shown.returncode != 0
-    said = shown.stdout + shown.stderr
-    skipped = [line for line in said.splitlines() if line.startswith("skipped (other-task)")]
-    assert len(skipped) == 3 and all("reasoning-gym-v1" in line for line in skipped), said
+    shown = harness("leaderboard", "show", str(root), "--suite-detail", "dataset",
+                    "--resamples", "200")  # fmt: skip
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "rg-eval by dataset" in shown.stdout and "skipped" not in shown.stdout + shown.stderr
+    assert "Sum = mean over datasets of the per-dataset rate" in shown.stdout
+    assert "opt." not in shown.stdout and "map size" not in shown.stdout
+    as_json = harness("leaderboard", "show", str(root), "--format", "json", "--resamples", "200")
+    assert as_json.returncode == 0, as_json.stderr
+    board = json.loads(as_json.stdout)
+    assert board["task"] == "reasoning-gym-v1" and [r["key"] for r in board["rates"]] == ["valid"]
+    assert board["detail_cuts"] == ["dataset", "level"]
+    assert {row["designer"] for row in board["rows"]} == set(DESIGNERS)
+    datasets = {d["key"] for d in board["details"] if d["cut"] == "dataset"}
+    assert datasets <= set(PRESET) and datasets
+    unknown = harness("leaderboard", "show", str(root), "--suite-detail", "size")
+    assert unknown.returncode == 2 and "choose from dataset, level" in unknown.stderr

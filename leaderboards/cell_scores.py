@@ -1,10 +1,11 @@
 """The board's rliable rows: each ranked designer's score matrix and what `leaderboards.robust`
 makes of it (mean and IQM, the performance profile, P(improvement) over the baseline).
 
-A designer's score matrix for one metric is runs x tasks: a task is one (suite, map size) --
-21 for the 3/4/5-agent suites -- and a score that run's rate on the cell, read from the same
-verdict arrays as the Sum cells (greedy or best-of, as the board's `answers`). A metric some
-suite cannot give has no matrix (it is absent, as the overall column is n/a).
+A designer's score matrix for one metric is runs x cells: a cell is one (suite, value of the
+task's first cut) -- MAPF: a map size, 21 for the 3/4/5-agent suites; rliable calls them
+"tasks" -- and a score that run's rate on the cell, read from the same verdict arrays as the
+Sum cells (greedy or best-of, as the board's `answers`). A metric some suite cannot give has no
+matrix (it is absent, as the overall column is n/a).
 
 One stratified draw of run indices per designer (seeded by `rng_for` from the designer alone)
 serves all its metrics, its mean, IQM and profile, and its side of every P(improvement) --
@@ -23,7 +24,7 @@ from numpy.typing import NDArray
 from leaderboards.board import Aggregate, Improvement, Kind, Profile
 from leaderboards.bootstrap import ONE_SEED, Floats, intervals, rng_for
 from leaderboards.groups import Group, estimate
-from leaderboards.metrics import METRICS, Metric
+from leaderboards.metrics import Metric
 from leaderboards.robust import (
     TAUS,
     aggregate_iqm,
@@ -41,14 +42,14 @@ DIGITS = 6
 
 
 @dataclass(frozen=True)
-class TaskScores:
+class CellScores:
     """One ranked row's score matrices (0-1, per metric) and its stratified run draws."""
 
     designer: str
     kind: Kind
     matrices: dict[Metric, Floats]
     draws: NDArray[np.int64] | None
-    """(resamples, runs, tasks); None with one run."""
+    """(resamples, runs, cells); None with one run."""
 
     @property
     def runs(self) -> int:
@@ -60,29 +61,32 @@ class TaskScores:
         return stratified_resample(self.matrices[metric], self.draws)
 
 
-def task_scores(g: Group, suites: list[str], resamples: int) -> TaskScores:
+def cell_scores(g: Group, suites: list[str], resamples: int) -> CellScores:
     """`g`'s score matrices for every metric all its suites give, and its run draws."""
-    matrices = {m: score_matrix(g, suites, m) for m in METRICS if all(g.has(s, m) for s in suites)}
-    tasks = sum(len(g.arrays[s][0].keys("size")) for s in suites)
+    matrices = {
+        m: score_matrix(g, suites, m) for m in g.metrics if all(g.has(s, m) for s in suites)
+    }
+    cells = sum(len(g.arrays[s][0].keys(g.arrays[s][0].strata_cut)) for s in suites)
     draws = None
     if len(g.runs) > 1:
         rng = rng_for("stratified-runs", g.kind, g.designer)
-        draws = stratified_draws(rng, len(g.runs), tasks, resamples)
-    return TaskScores(g.designer, g.runs[0].record.kind, matrices, draws)
+        draws = stratified_draws(rng, len(g.runs), cells, resamples)
+    return CellScores(g.designer, g.runs[0].record.kind, matrices, draws)
 
 
 def score_matrix(g: Group, suites: list[str], metric: Metric) -> Floats:
-    """Runs x tasks: each run's per-size rate, suite by suite in board order, sizes ascending."""
+    """Runs x cells: each run's per-stratum rate, suite by suite in board order, strata in
+    natural order."""
     rows = []
     for i in range(len(g.runs)):
         row: list[float] = []
         for suite in suites:
-            row.extend(float(v.mean()) for v in g.arrays[suite][i].size_strata(metric))
+            row.extend(float(v.mean()) for v in g.arrays[suite][i].stratum_values(metric))
         rows.append(row)
     return np.array(rows, dtype=np.float64)
 
 
-def aggregates(scores: TaskScores) -> list[Aggregate]:
+def aggregates(scores: CellScores) -> list[Aggregate]:
     """Mean and IQM, with stratified-bootstrap intervals, per metric."""
     out = []
     for metric, matrix in scores.matrices.items():
@@ -92,7 +96,7 @@ def aggregates(scores: TaskScores) -> list[Aggregate]:
         out.append(
             Aggregate(
                 designer=scores.designer, kind=scores.kind, metric=metric, runs=scores.runs,
-                tasks=matrix.shape[1],
+                cells=matrix.shape[1],
                 mean=estimate(float(aggregate_mean(matrix)), mean_reps, scores.runs),
                 iqm=estimate(float(aggregate_iqm(matrix)), iqm_reps, scores.runs),
             )
@@ -100,8 +104,8 @@ def aggregates(scores: TaskScores) -> list[Aggregate]:
     return out
 
 
-def profiles(scores: TaskScores) -> list[Profile]:
-    """The share of run-task scores above each tau, and its band, per metric."""
+def profiles(scores: CellScores) -> list[Profile]:
+    """The share of run-cell scores above each tau, and its band, per metric."""
     out = []
     for metric, matrix in scores.matrices.items():
         band: dict[str, tuple[float, ...]] = {}
@@ -119,7 +123,7 @@ def profiles(scores: TaskScores) -> list[Profile]:
     return out
 
 
-def improvements(scores: TaskScores, base: TaskScores) -> list[Improvement]:
+def improvements(scores: CellScores, base: CellScores) -> list[Improvement]:
     """P(scores' designer > base's) per metric both give, each side resampled on its own."""
     out = []
     for metric, matrix in scores.matrices.items():
