@@ -7,9 +7,12 @@ for model-backed designers, the transcript). Designers are found by name through
 entry such as ``gpt@V3`` names a designer under one context variant (`parse_entry`).
 `check_designer` holds any designer, a plug-in's as the built-ins, to the contract the round loop
 relies on, on the representative `sample_contexts`; the loop runs every step through
-`run_design_step`, which holds each proposal to the same contract under a deadline.
+`run_design_step`, which holds each proposal to the same contract under a deadline. A teacher
+that budgets over a task's arms (the values of its first cut, `task_arms`) builds on
+`TeacherOptions`, as `learning-progress` and `regret` do.
 """
 
+from designers.arms import Arm, Lever, task_arms
 from designers.base import (
     BaseDesigner,
     Designer,
@@ -45,11 +48,13 @@ from designers.registry import (
     takes_context_variant,
 )
 from designers.sample_contexts import sample_contexts, sample_report
+from designers.teacher_options import TeacherOptions
 from envdesign_common.conformance import ConformanceProblem
 
 __all__ = [
     "CONTRACT_BROKEN",
     "GROUP",
+    "Arm",
     "BaseDesigner",
     "ConformanceProblem",
     "DesignContext",
@@ -60,12 +65,14 @@ __all__ = [
     "DesignerNotReady",
     "DesignerOptionsError",
     "Endpoint",
+    "Lever",
     "ModelCall",
     "NoOptions",
     "Proposal",
     "RoundRecord",
     "RuleDesigner",
     "ServedModel",
+    "TeacherOptions",
     "TrainingInfo",
     "UnknownDesigner",
     "backend_endpoints",
@@ -86,6 +93,7 @@ __all__ = [
     "sample_contexts",
     "sample_report",
     "takes_context_variant",
+    "task_arms",
     "task_problem",
     "variant_suffixes",
 ]

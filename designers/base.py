@@ -29,11 +29,12 @@ from tasks import Task, serves
 class Designer(Protocol):
     """What the harness needs of a designer: a name, a description and `propose`.
 
-    Two methods and two attributes are optional (see `own_initial_config`, `ensure_ready`,
+    Three methods and two attributes are optional (see `own_initial_config`, `ensure_ready`,
     `backend_endpoints` and `task_problem`): ``initial_config(base, seed, task) -> config | None``
     for a designer that picks its own round 0, ``check_ready()`` raising `DesignerNotReady`
     before training when it cannot work, ``backend_endpoints``, the models it asks the backend
-    to serve, and ``tasks``, the task families it can design for (absent or None: any).
+    to serve, ``tasks``, the task families it can design for (absent or None: any), and
+    ``task_problems(task) -> lines`` for what it needs of a task it serves.
     """
 
     name: str
@@ -83,19 +84,24 @@ class DesignerNotReady(RuntimeError):
     """A designer cannot run as configured (e.g. `self` without a served checkpoint)."""
 
 
-def task_problem(designer: object, name: str, task_id: str) -> str | None:
-    """Why designer entry `name` cannot design for task `task_id` (one line), or None.
+def task_problem(designer: object, name: str, task: Task[Any, Any]) -> str | None:
+    """Why designer entry `name` cannot design for `task`, one line per problem, or None.
 
     A designer declares the task families its code reads (``tasks = ("mapf-frozenlake",)``)
     as an attribute of its class or factory, so `harness designers list` can show it without
-    building one; a versioned id (``mapf-frozenlake-v2``) is served when its family is."""
+    building one; a versioned id (``mapf-frozenlake-v2``) is served when its family is. A
+    designer that serves any task may still need what a task declares (a teacher: a share
+    knob over the first cut) or find its options naming what the task lacks: its optional
+    ``task_problems(task)`` says so."""
     served = getattr(designer, "tasks", None)
-    if served is None or serves(served, task_id):
-        return None
-    return (
-        f"designer {name!r} designs for {', '.join(served)} only, not for task {task_id!r}; "
-        "choose designers that serve the task (harness designers list says which)"
-    )
+    if served is not None and not serves(served, task.id):
+        return (
+            f"designer {name!r} designs for {', '.join(served)} only, not for task {task.id!r}; "
+            "choose designers that serve the task (harness designers list says which)"
+        )
+    check = getattr(designer, "task_problems", None)
+    lines = list(check(task)) if callable(check) else []
+    return "\n".join(lines) or None
 
 
 class BaseDesigner(ABC):

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from tasks import Knob, Task
 
-__all__ = ["example_draft", "knob_cells", "knob_paths", "midpoint_draft"]
+__all__ = ["cell_value", "example_draft", "knob_cells", "knob_paths", "midpoint_draft", "put_cell"]
 
 
 def knob_cells(knob: Knob, config: BaseModel) -> list[tuple[Any, ...]]:
@@ -38,19 +38,18 @@ def midpoint_draft(
         else:
             value = (knob.low + knob.high) / 2
         for cell in cells:
-            _put(draft, cell, round(value) if knob.integer else value)
+            put_cell(draft, cell, round(value) if knob.integer else value)
     return draft
 
 
 def example_draft(task: Task[Any, Any], config: BaseModel, knobs: int = 2) -> dict[str, Any]:
     """A change set showing the shape of one: the first cell of each of the first `knobs`
     knobs, at its current value (so following the example changes nothing by itself)."""
-    current = config.model_dump(mode="json")
     draft: dict[str, Any] = {}
     for knob in task.knobs()[:knobs]:
         cells = knob_cells(knob, config)
         if cells:
-            _put(draft, cells[0], _value_at(current, cells[0]))
+            put_cell(draft, cells[0], cell_value(config, cells[0]))
     return draft
 
 
@@ -59,9 +58,11 @@ def knob_paths(task: Task[Any, Any], config: BaseModel) -> list[str]:
     return [".".join(map(str, cell)) for knob in task.knobs() for cell in knob_cells(knob, config)]
 
 
-def _value_at(node: Any, cell: tuple[Any, ...]) -> Any:
+def cell_value(config: BaseModel, cell: tuple[Any, ...]) -> Any:
+    """The value at `cell` of `config` (a path `knob_cells` gave)."""
+    node: Any = config
     for key in cell:
-        node = node[str(key)] if isinstance(node, Mapping) and str(key) in node else node[key]
+        node = node[key] if isinstance(node, Mapping) else getattr(node, key)
     return node
 
 
@@ -77,7 +78,8 @@ def _expand(parts: tuple[str, ...], node: Any, done: tuple[Any, ...]) -> Iterato
         yield from _expand(rest, node[key], (*done, key))
 
 
-def _put(draft: dict[Any, Any], cell: tuple[Any, ...], value: float) -> None:
+def put_cell(draft: dict[Any, Any], cell: tuple[Any, ...], value: float) -> None:
+    """Set `cell` of the change set `draft` to `value`, making the tables on its way."""
     *parents, leaf = cell
     node = draft
     for key in parents:

@@ -214,7 +214,7 @@ def make_designer(
     (`serves_models`: whether the backend serves its checkpoints) and, with `ready`, its own
     readiness on this machine (keys, packages)."""
     designer = create_designer(name, **designer_options(experiment, name))
-    if (problem := task_problem(designer, name, experiment.task)) is not None:
+    if (problem := task_problem(designer, name, experiment.task_object)) is not None:
         raise DesignerNotReady(problem)
     if backend_endpoints(designer) and not serves_models:
         raise DesignerNotReady(

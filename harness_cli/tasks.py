@@ -89,6 +89,8 @@ def show_cmd(
         knobs.add_column(column)
     for knob in made.knobs():
         kind = "integer" if knob.integer else "share, renormalised" if knob.share else "number"
+        kind += f", one per {knob.cut}" if knob.cut else ""
+        kind += f", harder {knob.harder}" if knob.harder else ""
         knobs.add_row(knob.path, f"{knob.low:g}..{knob.high:g} ({kind})", knob.description)
     console.print(knobs)
     for label, values in (("cuts", made.cuts), ("failure types", made.failure_types),

@@ -88,6 +88,13 @@ def require_default_task(runs: Sequence[LoadedRun], what: str) -> None:
         )
 
 
+def require_one_task(runs: Sequence[LoadedRun], what: str) -> None:
+    """Refuse, in one line naming two of them, runs of two tasks (or two versions of one) in
+    `what` (a bundle): its evidence is judged by one task's rules."""
+    for run in runs[1:]:
+        _same_task(runs[0], run, f"{what} holds the runs of one task at one version")
+
+
 def machine_notes(runs: Sequence[LoadedRun], *, pool_machines: bool = False) -> list[str]:
     """What a reader of the board should know about how its runs computed, one line each."""
     notes = []
@@ -124,14 +131,16 @@ def _no_duplicates(runs: Sequence[LoadedRun]) -> None:
         seen[key] = run
 
 
-def _same_task(a: LoadedRun, b: LoadedRun) -> None:
+def _same_task(
+    a: LoadedRun,
+    b: LoadedRun,
+    rule: str = "a board compares designers on one task at one version; build one board per task",
+) -> None:
     """Runs of two tasks, or of two versions of one, are judged by different rules: never
     pooled, whatever else they share."""
     if a.task.id != b.task.id:
-        raise LeaderboardError(
-            f"{a.name} is a run of task {a.task.id} but {b.name} of {b.task.id}: a board "
-            "compares designers on one task at one version; build one board per task"
-        )
+        raise LeaderboardError(f"{a.name} is a run of task {a.task.id} but {b.name} of "
+                               f"{b.task.id}: {rule}")  # fmt: skip
 
 
 def _same_suites(a: LoadedRun, b: LoadedRun) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import fsum
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -52,7 +52,14 @@ class Knob:
     """One value of the configuration a designer may change, and the bounds projection keeps
     it in. `path` is dotted as a designer writes it; ``*`` stands for every key of a table
     (``sizes.*.hole_ratio``). A share (``share=True``) is one of a group of values that
-    projection renormalises to sum to 1, so its bounds hold before renormalising."""
+    projection renormalises to sum to 1, so its bounds hold before renormalising.
+
+    Two declarations let a teacher (`learning-progress`, `regret`) work on a task it was not
+    written for. A share knob whose ``*`` keys are the values of the task's first cut names
+    that cut (``cut="size"``, with `cut_value` turning a key into the value the reports use:
+    ``3 -> "3x3"``): each value is an *arm* whose budget is its share. A knob that makes an
+    arm's items harder says which way (``harder="up"``: a higher value is harder); the
+    teachers move the ones beside an arm's share (same parent path) by their rules."""
 
     path: str
     low: float
@@ -60,6 +67,9 @@ class Knob:
     description: str
     integer: bool = False
     share: bool = False
+    harder: Literal["up", "down"] | None = None
+    cut: str | None = None
+    cut_value: Callable[[Any], str] = str
 
 
 @dataclass(frozen=True)
@@ -311,6 +321,12 @@ class Task(Protocol[ConfigT, ItemT]):
     def suite_rates(self, result: BaseModel, *, best_of: bool = False) -> ReportRates:
         """A `result_model`'s rates (greedy, or best-of-n), overall and per value of the first
         cut; their `sum()` is the suite's headline in the comparison table."""
+        ...
+
+    @property
+    def reward_optimum(self) -> str | None:
+        """The optimal kind the reward pays for, as `Rates.optimal` names it; None where the
+        reward pays validity alone. Teachers read how well an arm is solved in this sense."""
         ...
 
     @property

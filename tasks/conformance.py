@@ -14,8 +14,10 @@ with its fix (`TaskConformanceError`):
 - ``deterministic``: the same configuration and seed generate identical items, prompts
   included (the harness promises that a seed reproduces a run);
 - ``generate``: generation gives items, and statistics the task can describe;
-- ``knobs``: each declared knob exists in the configuration, and a draft pushing it past its
-  bound is projected back within it;
+- ``knobs``: each declared knob exists in the configuration, a draft pushing it past its
+  bound is projected back within it, and what the teachers read holds: a knob is harder up,
+  down or neither, and a share declaring a cut has a cell for each of that cut's values in
+  the validation suite;
 - ``reference``: where the task has a reference answer, it judges valid, with full score;
 - ``judge``: judging never raises on any text, its failure is one of the task's failure types,
   its optimal flags are the task's optimal kinds, its score lies in [0, 1];
@@ -25,7 +27,8 @@ with its fix (`TaskConformanceError`):
   checksum;
 - ``records``: the validation report and a suite's result are the task's declared models and
   read back from their JSON equal (run records store them, resume and boards read them back),
-  and their rates (`rates`, `suite_rates`) count every answer, within [0, 1];
+  and their rates (`rates`, `suite_rates`) count every answer, within [0, 1], naming the
+  task's optima (`reward_optimum` among them);
 - ``describe``: the configuration, the statistics and a validation report (its breakdown and
   its headline) render to non-empty text;
 - ``config_yaml``: the configuration's YAML reads back to the same configuration.
@@ -292,9 +295,43 @@ def _knobs(task: Task[Any, Any], config: BaseModel) -> Iterator[ConformanceProbl
             yield _problem("knobs", f"knob {knob.path!r} names nothing in the configuration",
                            "declare knobs by their dotted path in the config")  # fmt: skip
             continue
+        yield from _arms(task, config, knob)
         if knob.share:
             continue  # shares are renormalised together, so one alone has no bound to test
         yield from _bounded(task, config, knob, paths[0])
+
+
+def _arms(task: Task[Any, Any], config: BaseModel, knob: Knob) -> Iterator[ConformanceProblem]:
+    """What the teachers read of a knob: which way it is harder, and for a share over a table
+    that declares a cut, a cell for each value of that cut the validation suite holds (the
+    arms, named as reports name them through `cut_value`)."""
+    if knob.harder not in (None, "up", "down"):
+        yield _problem("knobs", f"knob {knob.path!r} is harder {knob.harder!r}",
+                       "declare harder='up' (higher is harder), 'down', or None")  # fmt: skip
+    if knob.cut is None:
+        return
+    parts = knob.path.split(".")
+    if not knob.share or knob.cut not in task.cuts or parts.count("*") != 1:
+        yield _problem("knobs", f"knob {knob.path!r} declares cut {knob.cut!r}",
+                       "declare a cut only on a share knob over one table (one * in its path), "
+                       f"naming one of the cuts {list(task.cuts)}")  # fmt: skip
+        return
+    try:
+        table: Any = config.model_dump()
+        for key in parts[: parts.index("*")]:
+            table = table[key]
+        arms = {knob.cut_value(key) for key in table}
+        held = {it.cuts[knob.cut] for it in task.suite(task.validation_suite).items}
+    except Exception as err:
+        yield _crash("knobs", err)
+        return
+    if missing := sorted(held - arms):
+        yield _problem(
+            "knobs",
+            f"the validation suite's {knob.cut} values {missing[:3]} name no key of {knob.path!r}",
+            "make cut_value turn each key of the table into the value the items carry "
+            "(MAPF-FrozenLake: 3 -> '3x3')",
+        )
 
 
 def _expand(
@@ -430,3 +467,8 @@ def _rates(task: Task[Any, Any], what: str, value: Any, n: int) -> Iterator[Conf
     elif {k.lower() for k in overall.optimal} != {k.lower() for k in task.optimal_kinds}:
         yield _problem("records", f"{what}'s rates name optima {sorted(overall.optimal)}",
                        f"name the task's optimal_kinds {list(task.optimal_kinds)}")  # fmt: skip
+    elif task.reward_optimum is not None and task.reward_optimum not in overall.optimal:
+        yield _problem("records", f"reward_optimum {task.reward_optimum!r} is not among the "
+                       f"rates' optima {sorted(overall.optimal)}",
+                       "name it as Rates.optimal does, or None for a reward of validity "
+                       "alone")  # fmt: skip

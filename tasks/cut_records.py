@@ -32,11 +32,13 @@ class CutRecords:
     `score_suite`, `rates`, `suite_rates`, and what boards read (`board_rates`, `cut_titles`,
     `result_problem`, `verdict_table`) (`tasks.records`), `config_yaml` (every field of the
     configuration, as YAML), and `describe_report` and `report_headline`
-    (`tasks.report_text`). The class it is mixed into gives the rest of the `Task` protocol,
-    its cuts, taxonomy and judge included."""
+    (`tasks.report_text`), and a reward of validity alone (`reward_optimum` None; a task whose
+    reward pays an optimum names it). The class it is mixed into gives the rest of the `Task`
+    protocol, its cuts, taxonomy and judge included."""
 
     report_model: type[BaseModel] = CutReport
     result_model: type[BaseModel] = CutSuiteResult
+    reward_optimum: str | None = None
 
     @property
     def board_rates(self: Judging) -> tuple[BoardRate, ...]:

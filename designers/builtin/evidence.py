@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from designers.arms import bounded_shares, toward
 from designers.base import RuleDesigner
 from designers.context import DesignContext
 from mapf_env import SIZES, EnvConfig
@@ -183,33 +184,3 @@ class EvidenceDesigner(RuleDesigner):
         if wait != entry.wait_ratio:
             change["wait_ratio"] = round(wait, 4)
         return weight, change, ", ".join(why)
-
-
-def toward(value: float, target: float, step: float) -> float:
-    """`value` moved by at most `step` toward `target`, never past it."""
-    if value < target:
-        return min(target, value + step)
-    return max(target, value - step)
-
-
-def bounded_shares(weights: Mapping[int, float], low: float, high: float) -> dict[int, float]:
-    """Shares proportional to `weights`, each clipped to [low, high], summing to 1.
-
-    The shares are clip(c * w, low, high) for the one scale c that makes them sum to 1, found
-    by bisection (the sum grows with c). Weights below `low` count as `low`, so a size at zero
-    is lifted to the floor. Needs len(weights) * low <= 1 <= len(weights) * high.
-    """
-    n = len(weights)
-    if not n * low <= 1.0 <= n * high:
-        raise ValueError(f"{n} shares cannot all lie in [{low}, {high}] and sum to 1")
-    floored = {s: max(w, low, 1e-12) for s, w in weights.items()}
-
-    def total(scale: float) -> float:
-        return sum(min(high, max(low, scale * w)) for w in floored.values())
-
-    lo_scale, hi_scale = 0.0, high / min(floored.values())
-    for _ in range(100):
-        mid = (lo_scale + hi_scale) / 2
-        lo_scale, hi_scale = (mid, hi_scale) if total(mid) < 1.0 else (lo_scale, mid)
-    scale = (lo_scale + hi_scale) / 2
-    return {s: min(high, max(low, scale * w)) for s, w in floored.items()}

@@ -12,12 +12,12 @@ leaves a run only when all of this holds:
 * it is a regular file, and the file read is the one checked (same device and inode);
 * it is within its size bound, read at most one byte past it;
 * it reads as what its name says, checked as cheaply as that can be done for thousands of
-  runs: `run.json` and `round.json` by their `run_records` schemas; `result.json` by the
-  reader that made the `LoadedRun` (it is validated before any file is copied, and only read
-  again here); `config.yaml` by the sha256 its round record keeps (in an older record that
-  keeps none, as an `EnvConfig`, bounded YAML); `curves.jsonl` as training steps, one JSON
-  line each; an answers file by the sha256 its `result.json` keeps (`verify` re-scores every
-  answer in it).
+  runs: `run.json` and `round.json` by their `run_records` schemas, in the run's task's
+  models; `result.json` by the reader that made the `LoadedRun` (it is validated before any
+  file is copied, and only read again here); `config.yaml` by the sha256 its round record
+  keeps (in an older record that keeps none, as the run's task's configuration, bounded
+  YAML); `curves.jsonl` as training steps, one JSON line each; an answers file by the sha256
+  its `result.json` keeps (`verify` re-scores every answer in it).
 
 Anything else is a `SealError`, one line naming the file: a bundle refuses it (a bundle is
 evidence, and one with a file left out would not be the run), the site leaves the file out
@@ -36,9 +36,9 @@ from pydantic import ValidationError
 
 from envdesign_common import MAX_FILE_BYTES
 from envdesign_common.field_errors import ConfigError
+from envdesign_common.yaml_mappings import load_mapping
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun
-from mapf_env import EnvConfig
 from run_records import (
     ANSWERS_DIR,
     CONFIG_FILE,
@@ -50,6 +50,7 @@ from run_records import (
     answers_file,
     one_line,
     parse_run_file,
+    task_records,
 )
 
 CURVES_FILE = "curves.jsonl"
@@ -145,7 +146,7 @@ def _kind(name: str) -> tuple[int, Check]:
 
 def _record(run: LoadedRun, path: Path, data: bytes) -> None:
     try:
-        parse_run_file(path, data)
+        parse_run_file(path, data, task_records(run.task))
     except RunFileError as err:
         raise SealError(path, err.wrong) from None
 
@@ -162,9 +163,11 @@ def _config(run: LoadedRun, path: Path, data: bytes) -> None:
             raise SealError(path, f"differs from the sha256 its {ROUND_FILE} recorded")
         return
     try:
-        EnvConfig.from_yaml(data.decode("utf-8"), path.name)
+        run.task.config_model.model_validate(load_mapping(data.decode("utf-8"), path.name))
     except UnicodeDecodeError as err:
         raise SealError(path, f"is not UTF-8 text (byte {err.start})") from None
+    except ValidationError as err:
+        raise SealError(path, f"is not a generator config ({err.errors()[0]['msg']})") from None
     except ConfigError as err:
         raise SealError(path, f"is not a generator config ({one_line(err)})") from None
 

@@ -4,10 +4,11 @@ In order, each step refusing the bundle in one line (`BundleError`) when it fail
 
 1. the archive unpacks safely, its manifest is consistent (every member inside one run), and
    every member matches the manifest's size and sha256 (`leaderboards.bundles.archive`);
-2. every suite the manifest names is installed at the same version and content checksum;
-3. every run reads as a board would read it (`leaderboards.readers.load_run`), sits where its
-   record says it belongs, and names for each suite the answers file the manifest lists and
-   the suite version and checksum the manifest names;
+2. every run reads as a board would read it (`leaderboards.readers.load_run`) and sits where
+   its record says it belongs; every suite it was scored on is installed here, by its task (as
+   its record names it, with its settings), at the manifest's version and content checksum;
+3. every run names for each suite the answers file the manifest lists and the suite version
+   and checksum the manifest names;
 4. every member of a run is a file a bundle carries and reads as what it is, as the writer
    sealed it (`leaderboards.bundles.sealed`): a bundle from elsewhere is no more trusted to
    hold run files than a shared runs root is.
@@ -25,16 +26,23 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from leaderboards.bundles.archive import unpack
 from leaderboards.bundles.errors import BundleError
-from leaderboards.bundles.manifest import RUNS_DIR, BundleManifest, BundleRun, run_name
+from leaderboards.bundles.manifest import (
+    RUNS_DIR,
+    BundleManifest,
+    BundleRun,
+    BundleSuite,
+    run_name,
+)
 from leaderboards.bundles.rescore import differences, rescored
 from leaderboards.bundles.sealed import SealError, run_file_names, sealed_run_files
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun, VerdictPool, load_run, share_verdicts
-from mapf_env import load_suite
 from run_records import RESULT_FILE, AnswersError, answers_file
+from tasks import Suite, Task, TaskLoadError, UnknownTask
 
 SHOWN_MISMATCHES = 5
 """Mismatches kept (and printed) in full; the rest are counted."""
@@ -95,11 +103,13 @@ def check_bundle(
 ) -> Verification:
     """Unpack `bundle` under `into` (a new directory) and verify it; the runs stay there."""
     manifest = unpack(bundle, into)
-    _check_suites(bundle, manifest)
     shared: VerdictPool = {}  # many runs' verdicts held once (`share_verdicts`)
+    installed: InstalledSuites = {}
     runs = tuple(
         LoadedRun(checked.path, share_verdicts(checked.record, shared))
-        for checked in (_checked_run(bundle, manifest, into, run) for run in manifest.runs)
+        for checked in (
+            _checked_run(bundle, manifest, into, run, installed) for run in manifest.runs
+        )
     )
     total = sum(len(s.verdicts) for run in runs for s in run.record.suites.values())
     shown: list[str] = []
@@ -138,34 +148,49 @@ def _mismatches(run: LoadedRun, suite: str) -> list[str]:
     return [f"suite {suite} {line}" for line in differences(run.record.suites[suite], fresh)]
 
 
-def _check_suites(bundle: Path, manifest: BundleManifest) -> None:
-    for suite in manifest.suites:
-        try:
-            installed = load_suite(suite.name)
-        except KeyError:
-            raise BundleError(
-                f"{bundle}: suite {suite.name} is not installed here; verify it with a version "
-                "that ships it"
-            ) from None
-        if installed.version != suite.version:
-            raise BundleError(
-                f"{bundle}: suite {suite.name} is version {suite.version} in the bundle but "
-                f"version {installed.version} here; verify it with the version that scored it, "
-                "or re-score the runs on this one"
-            )
-        if installed.content_sha256 != suite.content_sha256:
-            raise BundleError(
-                f"{bundle}: suite {suite.name}'s content checksum {suite.content_sha256[:12]} "
-                f"differs from the installed suite's {installed.content_sha256[:12]}: the "
-                "answers were scored on other instances"
-            )
+InstalledSuites = dict[tuple[int, str], Suite[Any]]
+"""Suites loaded while verifying one bundle, by (id of the task object, suite name)."""
 
 
-def _checked_run(bundle: Path, manifest: BundleManifest, into: Path, entry: BundleRun) -> LoadedRun:
+def _check_suite(
+    bundle: Path, task: Task[Any, Any], suite: BundleSuite, installed: InstalledSuites
+) -> None:
+    """The manifest's `suite` is installed here, by `task`, at its version and checksum."""
+    key = (id(task), suite.name)
+    if key not in installed:
+        if suite.name not in task.suite_names:
+            raise BundleError(
+                f"{bundle}: suite {suite.name} is not installed here (task {task.id} has "
+                f"{', '.join(task.suite_names)}); verify it with a version that ships it"
+            )
+        installed[key] = task.suite(suite.name)
+    here = installed[key]
+    if here.version != suite.version:
+        raise BundleError(
+            f"{bundle}: suite {suite.name} is version {suite.version} in the bundle but "
+            f"version {here.version} here; verify it with the version that scored it, "
+            "or re-score the runs on this one"
+        )
+    if here.checksum != suite.content_sha256:
+        raise BundleError(
+            f"{bundle}: suite {suite.name}'s content checksum {suite.content_sha256[:12]} "
+            f"differs from the installed suite's {here.checksum[:12]}: the answers were "
+            "scored on other instances"
+        )
+
+
+def _checked_run(
+    bundle: Path,
+    manifest: BundleManifest,
+    into: Path,
+    entry: BundleRun,
+    installed: InstalledSuites,
+) -> LoadedRun:
     where = f"{bundle}: run {entry.name}"
     try:
         run = load_run(into / RUNS_DIR / entry.name)
-    except LeaderboardError as err:
+        task = run.task
+    except (LeaderboardError, UnknownTask, TaskLoadError) as err:
         raise BundleError(f"{bundle}: {err}") from None
     record = run.record
     owner = (run_name(record, Path(entry.name).name), record.kind, record.designer, record.seed)
@@ -177,6 +202,10 @@ def _checked_run(bundle: Path, manifest: BundleManifest, into: Path, entry: Bund
     if set(record.answers_sha256) != set(record.suites):
         raise BundleError(f"{where}: its {RESULT_FILE} does not store answers for every suite")
     files = manifest.run_files(entry)
+    listed = {s.name: s for s in manifest.suites}
+    for name in sorted(record.suites):
+        if name in listed:
+            _check_suite(bundle, task, listed[name], installed)
     suites = {s.name: (s.version, s.content_sha256) for s in manifest.suites}
     for name, result in record.suites.items():
         member = files.get(answers_file(name))

@@ -34,7 +34,7 @@ from leaderboards.bundles.manifest import (
     run_name,
 )
 from leaderboards.bundles.sealed import SealError, sealed_again, sealed_run_files
-from leaderboards.compat import require_default_task
+from leaderboards.compat import require_one_task
 from leaderboards.readers import LoadedRun, load_runs
 from run_records import RESULT_FILE
 
@@ -57,7 +57,7 @@ def bundle_runs(paths: Sequence[Path], out: Path) -> BundleSummary:
     """
     check_bundle_out(out)
     runs = load_runs(paths, strict=True)
-    require_default_task(runs, "a bundle")
+    require_one_task(runs, "a bundle")
     _refuse_unanswered(runs)
     files: dict[str, BundleFile] = {}
     sources: dict[str, tuple[LoadedRun, str]] = {}

@@ -12,13 +12,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from mapf_env import EvalReport, Instance, Verdict, load_suite, verify
-from mapf_env.instance import size_name
+from mapf_env.instance import Objective, size_name
 from mapf_env.report import RateCounts
 from mapf_env.verifier import AnswerKeyError
 from tasks.base import Rates, ReportRates, Suite, SuiteItem
 from tasks.mapf_frozenlake.records import InstanceVerdict, SuiteResult
 
-__all__ = ["judge", "rates", "report", "score_suite"]
+__all__ = ["RATE_NAMES", "judge", "rates", "report", "score_suite"]
+
+RATE_NAMES = {Objective.MAKESPAN: "makespan", Objective.SOC: "SOC"}
+"""Each objective's optimal rate as summaries name it (`Rates.optimal`): makespan first, the
+paper's "opt."."""
 
 
 def judge(instance: Instance, answer: str) -> Verdict:
@@ -109,7 +113,10 @@ def _any_of(flags: Iterable[bool | None]) -> bool | None:
 def counts_rates(counts: RateCounts) -> Rates:
     """One group's counts as rates: makespan first (the paper's "opt."), then SOC; a valid
     answer scores 1."""
-    optimal = {"makespan": counts.optimal_makespan_rate, "SOC": counts.optimal_soc_rate}
+    optimal = {
+        RATE_NAMES[Objective.MAKESPAN]: counts.optimal_makespan_rate,
+        RATE_NAMES[Objective.SOC]: counts.optimal_soc_rate,
+    }
     return Rates(n=counts.n, valid_rate=counts.valid_rate, score=counts.valid_rate,
                  optimal=optimal)  # fmt: skip
 

@@ -142,6 +142,10 @@ class MapfFrozenLake:
     def __init__(self, settings: MapfSettings | None = None) -> None:
         self.settings = settings or MapfSettings()
 
+    @property
+    def reward_optimum(self) -> str:
+        return scoring.RATE_NAMES[self.settings.objective]
+
     def initial_config(self, seed: int, samples: int) -> EnvConfig:
         s = self.settings
         drawn = random_config(seed, n_agents=s.n_agents, samples=samples)
@@ -157,10 +161,12 @@ class MapfFrozenLake:
         sizes = f"{size_name(SIZES[0])}..{size_name(SIZES[-1])}"
         return (
             Knob("sizes.*.ratio", 0.0, 1.0, f"share of the round's samples at each size {sizes}",
-                 share=True),
-            Knob("sizes.*.hole_ratio", 0.0, MAX_HOLE_RATIO, "share of a grid's cells as holes"),
+                 share=True, cut="size", cut_value=size_name),
+            Knob("sizes.*.hole_ratio", 0.0, MAX_HOLE_RATIO, "share of a grid's cells as holes",
+                 harder="up"),
             Knob("sizes.*.wait_ratio", 0.0, 1.0,
-                 "share of instances whose optimum needs an agent to wait or detour"),
+                 "share of instances whose optimum needs an agent to wait or detour",
+                 harder="up"),
         )  # fmt: skip
 
     def project(self, current: EnvConfig, draft: Mapping[str, Any] | None) -> Projected[EnvConfig]:

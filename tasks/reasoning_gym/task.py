@@ -82,11 +82,13 @@ class ReasoningGym(CutRecords):
             1.0,
             "share of the round's samples from each dataset",
             share=True,
+            cut="dataset",
         )
         levels = tuple(
-            Knob(f"datasets.{name}.level", 0, top, f"curriculum level of {name}", integer=True)
+            Knob(f"datasets.{name}.level", 0, top, f"curriculum level of {name}", integer=True,
+                 harder="up")
             for name, top in sorted(self.highest.items())
-        )
+        )  # fmt: skip
         return (weights, *levels)
 
     def project(self, current: RgConfig, draft: Mapping[str, Any] | None) -> Projected[RgConfig]:

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from designers import DesignContext, create_designer, sample_contexts, sample_report
+from designers.arms import bounded_shares
 from designers.builtin.curriculum import HandCurriculumDesigner, load_schedule
-from designers.builtin.evidence import EvidenceDesigner, bounded_shares
+from designers.builtin.evidence import EvidenceDesigner
 from designers.sample_contexts import SAMPLE_FAILURES, SAMPLE_VALID
 from envdesign_common.field_errors import ConfigError
 from mapf_env import SIZES, EnvConfig, random_config

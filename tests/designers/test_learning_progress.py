@@ -10,15 +10,22 @@ from designers import DesignContext, DesignerOptionsError, create_designer, samp
 from designers.builtin.learning_progress import (
     LearningProgressDesigner,
     LearningProgressOptions,
-    explored_size,
+    arm_score,
+    explored_arm,
     smoothed_progress,
 )
 from designers.context import RoundRecord
 from mapf_env import SIZES, EnvConfig, SizeConfig, random_config
 from mapf_env.report import EvalReport, RateCounts
+from tasks import DEFAULT_TASK, cached_task
 
 FLAT = dict.fromkeys(SIZES, 0.3)
 QUIET = {"explore_share": 0.0}  # no explored size: the budget follows the signal alone
+HOLES, WAITS = "sizes.*.hole_ratio", "sizes.*.wait_ratio"
+
+
+def explored_size(seed: int, round_index: int) -> int:
+    return explored_arm(SIZES, seed, round_index)
 
 
 def report(valid: Mapping[int, float]) -> EvalReport:
@@ -120,16 +127,26 @@ def test_without_a_report_the_configuration_is_kept() -> None:
 
 
 def test_progress_is_a_moving_average_of_signed_changes() -> None:
+    task = cached_task(DEFAULT_TASK)
+
+    def scores(
+        reports: list[EvalReport | None], opts: LearningProgressOptions
+    ) -> list[float | None]:
+        return [
+            arm_score(task, task.rates(r).by_first_cut.get("3x3"), opts) if r else None
+            for r in reports
+        ]
+
     opts = LearningProgressOptions(smoothing=0.5)
-    steady = [report({3: v}) for v in (0.2, 0.4, 0.6)]
-    assert smoothed_progress(steady, 3, opts) == pytest.approx(0.2)
-    noisy = [report({3: v}) for v in (0.2, 0.4, 0.2)]  # up then down: noise cancels
-    assert smoothed_progress(noisy, 3, opts) == pytest.approx(0.0)
+    steady: list[EvalReport | None] = [report({3: v}) for v in (0.2, 0.4, 0.6)]
+    assert smoothed_progress(scores(steady, opts), opts.smoothing) == pytest.approx(0.2)
+    noisy: list[EvalReport | None] = [report({3: v}) for v in (0.2, 0.4, 0.2)]  # noise cancels
+    assert smoothed_progress(scores(noisy, opts), opts.smoothing) == pytest.approx(0.0)
     last_only = LearningProgressOptions(smoothing=1.0)
-    assert smoothed_progress(noisy, 3, last_only) == pytest.approx(-0.2)
-    assert smoothed_progress(steady[:1], 3, opts) is None  # one report: no change yet
+    assert smoothed_progress(scores(noisy, last_only), 1.0) == pytest.approx(-0.2)
+    assert smoothed_progress(scores(steady[:1], opts), 0.5) is None  # one report: no change yet
     gap = [steady[0], None, steady[2]]
-    assert smoothed_progress(gap, 3, opts) is None  # no two consecutive reports
+    assert smoothed_progress(scores(gap, opts), 0.5) is None  # no two consecutive reports
 
 
 def test_sizes_short_of_answers_are_neither_favoured_nor_starved() -> None:
@@ -186,11 +203,12 @@ def test_options_are_checked_one_line_each() -> None:
     with pytest.raises(DesignerOptionsError) as typo:
         create_designer("learning-progress", temprature=0.1)
     assert str(typo.value).count("\n") == 0 and "temprature" in str(typo.value)
-    with pytest.raises(DesignerOptionsError, match=r"min_wait_ratio .* above max_wait_ratio"):
-        create_designer("learning-progress", min_wait_ratio=0.8)
-    with pytest.raises(ValueError, match="max_ratio"):
-        LearningProgressDesigner(max_ratio=0.1)  # eight sizes could not fill the budget
-    timid = create_designer("learning-progress", hole_step=0.0, wait_step=0.0)
+    with pytest.raises(DesignerOptionsError, match=r"range of sizes.\*.wait_ratio .* interval"):
+        create_designer("learning-progress", ranges={WAITS: (0.8, 0.25)})
+    task = cached_task(DEFAULT_TASK)
+    (line,) = LearningProgressDesigner(max_ratio=0.1).task_problems(task)
+    assert "max_ratio 0.1 over 8 arms" in line  # eight sizes could not fill the budget
+    timid = create_designer("learning-progress", steps={HOLES: 0.0, WAITS: 0.0})
     ctx = context(with_mix(EnvConfig.uniform(), 0.3, 0.5), FLAT, FLAT)
     assert {(c.hole_ratio, c.wait_ratio) for c in timid.propose(ctx).config.sizes.values()} == {
         (0.3, 0.5)

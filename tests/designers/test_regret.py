@@ -14,6 +14,7 @@ from designers import (
     sample_contexts,
     sample_report,
 )
+from designers.arms import task_arms
 from designers.builtin.regret import (
     RegretDesigner,
     rank_weights,
@@ -23,7 +24,9 @@ from designers.builtin.regret import (
     staleness_weights,
 )
 from mapf_env import SIZES, EnvConfig, SizeConfig, random_config
-from mapf_env.report import EvalReport, RateCounts
+from mapf_env.instance import size_name
+from mapf_env.report import EvalReport
+from tasks import DEFAULT_TASK, cached_task
 
 FRONTIER_AT_6 = {3: 1.0, 4: 1.0, 5: 0.8, 6: 0.5, 7: 0.3, 8: 0.1, 9: 0.0, 10: 0.0}
 """Valid rates with the highest regret at 6x6 (0.5 valid, every valid answer optimal)."""
@@ -51,15 +54,13 @@ def with_ratios(config: EnvConfig, ratios: Mapping[int, float]) -> EnvConfig:
 
 
 def test_score_is_the_positive_value_loss_of_the_group_baseline() -> None:
-    assert regret_score(RateCounts(n=50, valid=25, optimal=25), 0.75) == pytest.approx(0.25)
-    assert regret_score(RateCounts(n=50, valid=50, optimal=50), 0.75) == 0.0  # solved
-    assert regret_score(RateCounts(n=50, valid=0, optimal=0), 0.75) == 0.0  # lost
-    assert regret_score(RateCounts(), 0.75) == 0.0
+    assert regret_score(0.5, 0.5, 0.75) == pytest.approx(0.25)
+    assert regret_score(1.0, 1.0, 0.75) == 0.0  # solved
+    assert regret_score(0.0, 0.0, 0.75) == 0.0  # lost (or no answers)
     # All valid, half optimal: mean 0.875, only the optimal half is above it.
-    assert regret_score(RateCounts(n=50, valid=50, optimal=25), 0.75) == pytest.approx(0.0625)
+    assert regret_score(1.0, 0.5, 0.75) == pytest.approx(0.0625)
     # The optimality gap counts: same valid rate, fewer optimal answers, more regret.
-    gap = regret_score(RateCounts(n=50, valid=45, optimal=30), 0.75)
-    assert gap > regret_score(RateCounts(n=50, valid=45, optimal=45), 0.75)
+    assert regret_score(0.9, 0.6, 0.75) > regret_score(0.9, 0.9, 0.75)
 
 
 def test_the_highest_regret_size_gets_the_most_budget() -> None:
@@ -103,9 +104,11 @@ def test_staleness_counts_rounds_since_a_size_had_its_share() -> None:
     uniform = EnvConfig.uniform()
     starve_10 = with_ratios(uniform, {**dict.fromkeys(SIZES, 0.13), 10: 0.09})
     ctx = regret_context(starve_10, history=(uniform, starve_10, starve_10))
-    assert rounds_since_visit(ctx, 1 / 8) == {**dict.fromkeys(SIZES, 0), 10: 3}
+    arms = task_arms(cached_task(DEFAULT_TASK), starve_10)
+    names = [size_name(s) for s in SIZES]
+    assert rounds_since_visit(ctx, arms, 1 / 8) == {**dict.fromkeys(names, 0), "10x10": 3}
     never = regret_context(starve_10)  # round 0: 10x10 never visited
-    assert rounds_since_visit(never, 1 / 8)[10] == 1
+    assert rounds_since_visit(never, arms, 1 / 8)["10x10"] == 1
 
 
 def test_staleness_goes_to_the_oldest_size() -> None:
@@ -188,9 +191,12 @@ def test_round_zero_without_a_report_keeps_the_configuration() -> None:
     [
         ({"temperature": 0}, "designer_options.regret.temperature: "),
         ({"staleness": 1.5}, "designer_options.regret.staleness: "),
-        ({"min_ratio": 0.2}, "designer_options.regret.min_ratio: "),
+        ({"min_ratio": -0.1}, "designer_options.regret.min_ratio: "),
         ({"collapsed_at": 0.9}, "lower collapsed_at"),
-        ({"wait_range": [0.8, 0.2]}, "wait_range [0.8, 0.2] is not an interval"),
+        (
+            {"ranges": {"sizes.*.wait_ratio": [0.8, 0.2]}},
+            "the range of sizes.*.wait_ratio [0.8, 0.2] is not an interval",
+        ),
         ({"visit_share": 0.04}, "raise visit_share"),
         ({"temprature": 0.5}, "designer_options.regret.temprature: "),
     ],

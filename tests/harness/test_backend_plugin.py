@@ -19,6 +19,8 @@ from harness.experiment import ExperimentConfig
 from harness.loop import run_designer
 from harness.run_dir import RunDir
 from leaderboards import LeaderboardError, build_board, load_runs, publish_site
+from leaderboards.bundles import bundle_runs, verify_bundle
+from leaderboards.compat import require_one_task
 from tests.leaderboards.handmade import rates
 from tests.leaderboards.handmade import run as hand_run
 from tests.plugin_sites import plugin_site
@@ -96,10 +98,10 @@ def recall_installed(tmp_path: Path) -> Iterator[None]:
 
 GYM = {"name": "gym", "task": "reasoning-gym", "backend": "recall", "policy": "recall",
        "rounds": 2, "samples_per_round": 30, "epochs_per_round": 1, "best_of": 2,
-       "limit": 10, "designers": ["random", "uniform"]}  # fmt: skip
+       "limit": 10, "designers": ["random", "uniform", "learning-progress", "regret"]}  # fmt: skip
 
 
-@pytest.mark.parametrize("designer", ["random", "uniform"])
+@pytest.mark.parametrize("designer", GYM["designers"])
 def test_a_backend_for_any_task_runs_another_task_through_the_loop(
     recall_installed: None, tmp_path: Path, designer: str
 ) -> None:
@@ -139,3 +141,8 @@ def test_a_backend_for_any_task_runs_another_task_through_the_loop(
         build_board(loaded, resamples=50, reference=True)  # the paper's figures are MAPF's
     with pytest.raises(LeaderboardError, match="the site reads MAPF-FrozenLake's"):
         publish_site(loaded, tmp_path / "site", resamples=50)
+    bundle = bundle_runs([run.path], tmp_path / "gym.zip").path
+    checked = verify_bundle(bundle)  # re-scored by each dataset's own scorer, installed here
+    assert checked.ok and checked.instances == 10 and checked.answers == 30
+    with pytest.raises(LeaderboardError, match="a bundle holds the runs of one task"):
+        require_one_task([*loaded, mapf], "a bundle")  # what bundle_runs checks first

@@ -14,6 +14,7 @@ from mapf_env import EnvConfig, Instance
 from tasks import (
     Generated,
     Judgement,
+    Knob,
     Projected,
     Suite,
     TaskConformanceError,
@@ -88,6 +89,18 @@ class Unsorted(MapfFrozenLake):
         return replace(table, ids=tuple(reversed(table.ids)))
 
 
+class Unnamed(MapfFrozenLake):
+    def knobs(self) -> tuple[Knob, ...]:  # arms keyed 3, 4, ... where reports say 3x3, 4x4, ...
+        budget, *levers = super().knobs()
+        return (replace(budget, cut_value=str), *levers)
+
+
+class Unpaid(MapfFrozenLake):
+    @property
+    def reward_optimum(self) -> str:
+        return "soc"  # the summaries name it SOC
+
+
 @pytest.mark.parametrize(
     ("broken", "check", "words"),
     [
@@ -100,6 +113,8 @@ class Unsorted(MapfFrozenLake):
         (Tampered, "suites", "is not the shipped"),
         (Mute, "describe", "report_headline gave ' '"),
         (Unsorted, "boards", "each item once, in id order"),
+        (Unnamed, "knobs", "values ['10x10', '3x3', '4x4'] name no key of 'sizes.*.ratio'"),
+        (Unpaid, "records", "reward_optimum 'soc' is not among the rates' optima"),
     ],
 )
 def test_a_broken_rule_is_named_with_its_fix(

@@ -59,7 +59,7 @@ def test_a_designer_for_another_task_is_refused_in_one_line(adding: None) -> Non
             "task": "adding",
             "backend": "memo",
             "policy": "memo",
-            "designers": ["random", "hand", "uniform", "evidence"],
+            "designers": ["random", "hand", "uniform", "evidence", "learning-progress", "regret"],
         }
     )
     assert experiment.task == "adding-v1"
@@ -67,6 +67,11 @@ def test_a_designer_for_another_task_is_refused_in_one_line(adding: None) -> Non
         f"designer {name!r} designs for mapf-frozenlake only, not for task 'adding-v1'; choose "
         "designers that serve the task (harness designers list says which)"
         for name in ("hand", "evidence")  # random and uniform design for any task
+    ] + [  # the teachers serve any task that has arms: this one declares no budget share
+        f"designer {name!r} budgets per value of a task's first cut, and task 'adding-v1' "
+        "declares no share knob over its first cut 'digits': declare one, e.g. "
+        "Knob('<table>.*.<share>', 0, 1, ..., share=True, cut='digits')"
+        for name in ("learning-progress", "regret")
     ]
 
 

@@ -1,14 +1,14 @@
 """reasoning-gym with the trl backend and a real model, through `harness compare`, end to end.
 
 SmolLM2-135M-Instruct on this CPU at a toy budget: the task's five preset datasets, 2 rounds of
-2 items, n = 2 answers of at most 24 tokens, 2 items per suite, designers `random`, `uniform`
-and `self` (the checkpoint itself, served by `transformers serve`, reading the general designer
-prompt built from the task's description and knobs). A 135M model answers almost none of these
+2 items, n = 2 answers of at most 24 tokens, 2 items per suite, designers `random`, `uniform`,
+`self` (the checkpoint itself, served by `transformers serve`, reading the general designer
+prompt built from the task's description and knobs) and the teachers `learning-progress` and
+`regret` (the datasets as their arms). A 135M model answers almost none of these
 items (in 24 tokens it seldom even closes an ``<answer>`` tag), so its rates are near zero and
 nothing here claims it learned: what is checked is the machinery -- generation from each
 designer's configuration, judging by each dataset's own scorer, design by designers that read
-only the task's words, the summaries, resume after a kill, and the board leaving these runs
-out by name (boards read MAPF-FrozenLake's results only so far).
+only the task's declarations, the summaries, resume after a kill, and the board.
 """
 
 from __future__ import annotations
@@ -29,14 +29,16 @@ from tasks.reasoning_gym.config import RgConfig
 from tests.harness.trl.tiny import tiny_experiment
 
 REPO = Path(__file__).parents[3]
-DESIGNERS = ("random", "uniform", "self")
+DESIGNERS = ("random", "uniform", "self", "learning-progress", "regret")
 MIDDLE = {"basic_arithmetic": 2, "chain_sum": 5, "letter_counting": 4, "spell_backward": 2,
           "word_sorting": 2}  # fmt: skip
 """`uniform`'s level per dataset: the middle of each dataset's own curriculum."""
 
 
 def experiment(policy: Path) -> dict[str, object]:
-    return tiny_experiment("rg-tiny", policy, DESIGNERS, task="reasoning-gym")
+    made = tiny_experiment("rg-tiny", policy, DESIGNERS, task="reasoning-gym")
+    made["designer_options"]["regret"] = {"min_answers": 1}  # 2 validation items in all
+    return made
 
 
 def harness(*args: str) -> subprocess.CompletedProcess[str]:
@@ -87,6 +89,19 @@ def test_self_asked_its_served_checkpoint_in_the_tasks_words(
     assert "reasoning-gym's procedural datasets" in prompt and "datasets.chain_sum.level" in prompt
     assert "MAPF" not in prompt and "map size" not in prompt
     assert proposal.changes or proposal.failure_reason  # a design, or a step flagged with why
+
+
+def test_the_teachers_budget_over_the_datasets(compared: tuple[Path, Path, str]) -> None:
+    root, _, _ = compared
+    first, second = read_result(run_dir(root, "learning-progress")).rounds
+    assert first.proposal is not None and second.config == first.proposal.config
+    weights = {name: setting.weight for name, setting in second.config.datasets.items()}
+    explored = max(weights, key=weights.__getitem__)  # round 0: uniform, plus the explored arm
+    assert weights[explored] == pytest.approx(0.25) and sum(weights.values()) == pytest.approx(1)
+    assert f"explores {explored}" in first.proposal.rationale
+    regret = read_result(run_dir(root, "regret")).rounds[0].proposal
+    assert regret is not None and not regret.design_failed
+    assert "regret (rounds since visit) -> share: basic_arithmetic" in regret.rationale
 
 
 def test_answers_are_judged_by_each_datasets_scorer(compared: tuple[Path, Path, str]) -> None:
