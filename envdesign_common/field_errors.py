@@ -145,6 +145,14 @@ def error_message(groups: Sequence[tuple[str, Sequence[str]]]) -> str:
     return "\n".join([head, *(f"  {o}: {line}" for o, lines in groups for line in lines)])
 
 
+def config_error(
+    err: ValidationError, origin: str, model: type[BaseModel] | None = None
+) -> ConfigError:
+    """The `ConfigError` for `err`: `origin` first, then one line per bad field of `model`."""
+    lines = field_error_lines(err, model)
+    return ConfigError(error_message([(origin, lines)]), lines)
+
+
 class _Found:
     """One pydantic error, placed in `model`: its display path and its text after the path."""
 

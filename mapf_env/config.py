@@ -22,8 +22,7 @@ from envdesign_common.field_errors import (
     ConfigError,
     KeyLabels,
     bounded_repr,
-    error_message,
-    field_error_lines,
+    config_error,
 )
 from envdesign_common.shares import SHARE_TOLERANCE
 from envdesign_common.yaml_mappings import load_mapping, read_mapping
@@ -188,11 +187,3 @@ def _to_plain(config: EnvConfig) -> dict[str, Any]:
     data = config.model_dump(mode="json", exclude={"sizes"})
     data["sizes"] = {size_name(s): c.model_dump() for s, c in config.sizes.items()}
     return data
-
-
-def config_error(
-    err: ValidationError, origin: str, model: type[BaseModel] | None = None
-) -> ConfigError:
-    """The `ConfigError` for `err`: `origin` first, then one line per bad field of `model`."""
-    lines = field_error_lines(err, model)
-    return ConfigError(error_message([(origin, lines)]), lines)

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from envdesign_common.field_errors import ConfigError, KeyLabels
+from envdesign_common.field_errors import ConfigError, KeyLabels, config_error
 from envdesign_common.projection_notes import ProjectionNote
 from envdesign_common.shares import rescaled_shares
 from mapf_env.config import (
@@ -24,7 +24,6 @@ from mapf_env.config import (
     EnvConfig,
     Number,
     SharedFields,
-    config_error,
     normalise_size_keys,
     parse_size,
 )

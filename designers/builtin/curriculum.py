@@ -17,10 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from designers.base import RuleDesigner, as_changes
 from designers.context import DesignContext
-from envdesign_common.field_errors import ConfigError, error_message, unknown_name
+from envdesign_common.field_errors import ConfigError, config_error, error_message, unknown_name
 from envdesign_common.yaml_mappings import load_mapping, read_mapping
 from mapf_env import EnvConfig, merge, project
-from mapf_env.config import config_error
 from tasks import Task
 
 DEFAULT_SCHEDULE = "easy_to_hard"

@@ -35,7 +35,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from envdesign_common import MAX_FILE_BYTES
-from envdesign_common.field_errors import ConfigError
+from envdesign_common.field_errors import ConfigError, config_error
 from envdesign_common.yaml_mappings import load_mapping
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun
@@ -167,7 +167,8 @@ def _config(run: LoadedRun, path: Path, data: bytes) -> None:
     except UnicodeDecodeError as err:
         raise SealError(path, f"is not UTF-8 text (byte {err.start})") from None
     except ValidationError as err:
-        raise SealError(path, f"is not a generator config ({err.errors()[0]['msg']})") from None
+        wrong = one_line(config_error(err, path.name, run.task.config_model))
+        raise SealError(path, f"is not a generator config ({wrong})") from None
     except ConfigError as err:
         raise SealError(path, f"is not a generator config ({one_line(err)})") from None
 

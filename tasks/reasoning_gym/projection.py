@@ -19,13 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from envdesign_common import (
-    ConfigError,
-    ProjectionNote,
-    bounded_repr,
-    error_message,
-    field_error_lines,
-)
+from envdesign_common import ConfigError, ProjectionNote, bounded_repr, config_error
 from envdesign_common.shares import rescaled_shares
 from tasks.reasoning_gym.config import DatasetSetting, Number, RgConfig
 
@@ -122,8 +116,7 @@ def _read(
     try:
         read = changes.model_validate(dict(draft))
     except ValidationError as err:
-        lines = field_error_lines(err, changes)
-        raise ConfigError(error_message([("changes", lines)]), lines) from None
+        raise config_error(err, "changes", changes) from None
     notes: list[ProjectionNote] = []
     asked: Any = getattr(read, "samples", None)
     if "samples" in read.model_fields_set and asked != current.samples:
