@@ -28,6 +28,7 @@ __all__ = [
     "arms_problem",
     "as_draft",
     "bounded_shares",
+    "budget_knob",
     "solved_rate",
     "task_arms",
     "toward",

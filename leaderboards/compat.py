@@ -25,7 +25,6 @@ from leaderboards.errors import LeaderboardError
 from leaderboards.layouts import read_suite
 from leaderboards.readers import LoadedRun
 from run_records import MachineRecord, first_difference
-from tasks import DEFAULT_TASK, family_of
 
 FREE_FIELDS = (
     "name",
@@ -75,17 +74,6 @@ def check_compatible(runs: Sequence[LoadedRun], *, pool_machines: bool = False) 
     if not pool_machines:
         for run in trained[1:]:
             _same_machine(trained[0], run)
-
-
-def require_default_task(runs: Sequence[LoadedRun], what: str) -> None:
-    """Refuse, in one line, runs of a task other than MAPF-FrozenLake for `what` (a step that
-    reads MAPF-FrozenLake's configurations or suites itself), naming what serves them."""
-    other = next((r for r in runs if family_of(r.task.id)[0] != family_of(DEFAULT_TASK)[0]), None)
-    if other is not None:
-        raise LeaderboardError(
-            f"{other.name} is a run of task {other.task.id}: {what} reads MAPF-FrozenLake's "
-            "configurations and suites; `harness leaderboard show` builds its board"
-        )
 
 
 def require_one_task(runs: Sequence[LoadedRun], what: str) -> None:

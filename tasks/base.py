@@ -47,6 +47,11 @@ ItemT = TypeVar("ItemT")
 StatsT = TypeVar("StatsT", bound=BaseModel)
 
 
+def as_written(key: Any) -> Any:
+    """A table key read as it was written (a knob's default `read_key`)."""
+    return key
+
+
 @dataclass(frozen=True)
 class Knob:
     """One value of the configuration a designer may change, and the bounds projection keeps
@@ -70,6 +75,10 @@ class Knob:
     harder: Literal["up", "down"] | None = None
     cut: str | None = None
     cut_value: Callable[[Any], str] = str
+    read_key: Callable[[Any], Any] = as_written
+    """Reads a ``*`` key as a designer may write it into the configuration's own key
+    (``"7x7" -> 7``), raising ValueError for one that names no value: how a page lays a change
+    set's entries out per arm."""
 
 
 @dataclass(frozen=True)

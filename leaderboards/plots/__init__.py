@@ -8,7 +8,8 @@ All from the board (and, for configurations, the runs' `ResultRecord`s):
 - `normalised_svg`: each designer's overall Sum between random (0) and matched (1).
 - `validation_svg`: the validation rate per round, a line per designer with its band (the
   board's `curves`, `leaderboards.curves`).
-- `trajectory_svg`: a designer's configuration over rounds, as heatmaps.
+- `trajectory_svg`: a designer's configuration over rounds, as heatmaps: a row per arm of the
+  task (a value of its first cut with a budget share), a panel per knob of the arm.
 
 `leaderboards.plots.canvas` holds what they share: the fixed style that makes the files
 byte-identical, cropping to the drawn content, axis limits fitted to the data, and one colour
@@ -19,21 +20,29 @@ from leaderboards.plots.canvas import designer_styles, fit_range, require_matplo
 from leaderboards.plots.normalised import normalised_scores, normalised_svg
 from leaderboards.plots.profiles import profiles_svg, ranked_profiles
 from leaderboards.plots.sizes import paper_rows, size_curves_svg
-from leaderboards.plots.trajectory import config_grid, ratio_limit, trajectory_svg
+from leaderboards.plots.trajectory import (
+    config_grid,
+    heatmap_panels,
+    heatmaps_problem,
+    share_limit,
+    trajectory_svg,
+)
 from leaderboards.plots.validation import ranked_curves, validation_svg
 
 __all__ = [
     "config_grid",
     "designer_styles",
     "fit_range",
+    "heatmap_panels",
+    "heatmaps_problem",
     "normalised_scores",
     "normalised_svg",
     "paper_rows",
     "profiles_svg",
     "ranked_curves",
     "ranked_profiles",
-    "ratio_limit",
     "require_matplotlib",
+    "share_limit",
     "size_curves_svg",
     "trajectory_svg",
     "validation_svg",

@@ -1,9 +1,13 @@
-"""A designer's configuration over rounds: ratio, hole_ratio and wait_ratio per map size x round.
+"""A designer's configuration over rounds, as heatmaps: a row per arm, a column per round.
 
-Heatmaps, one per field; with several runs, the mean over them (per cell). The colour scales
-are fixed (hole_ratio to its legal top, wait_ratio to 1, ratio to `ratio_limit` shared by every
-trajectory of a site), so two designers' heatmaps compare at a glance. Rounds are labelled from
-1, as the CLI numbers them (`harness runs show`), though the records count from 0.
+The rows are the task's arms (`designers.arms`: the values of its first cut that hold a share
+of the round's budget -- MAPF-FrozenLake's map sizes, reasoning-gym's datasets), the panels the
+share itself and then each difficulty knob beside it (MAPF-FrozenLake: ratio, hole_ratio,
+wait_ratio; reasoning-gym: weight, level), all read from what the task declares on its knobs.
+With several runs a cell is the mean over the runs that have it. The colour scales are fixed
+-- a difficulty knob's to its declared bounds, the share's to `share_limit` shared by every
+trajectory of a site -- so two designers' heatmaps compare at a glance. Rounds are labelled
+from 1, as the CLI numbers them (`harness runs show`), though the records count from 0.
 
 A site draws one per run and one per designer: at a thousand runs, a matplotlib figure each
 (about 0.7 s) would take longer than the rest of the site together, so these are written as
@@ -15,75 +19,147 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
+from typing import Any
 
+from designers.arms import Arm, budget_knob, task_arms
+from designers.knob_drafts import cell_value
 from leaderboards.plots.canvas import require_matplotlib
-from mapf_env.config import MAX_HOLE_RATIO
 from run_records import ResultRecord
+from tasks import Task
 
-FIELDS = ("ratio", "hole_ratio", "wait_ratio")
-FIELD_LIMITS = {"ratio": None, "hole_ratio": MAX_HOLE_RATIO, "wait_ratio": 1.0}
-
-
-def config_grid(records: Sequence[ResultRecord], field: str) -> tuple[list[int], list[list[float]]]:
-    """(sizes, values[size][round]) of one config field, the mean over `records` per cell."""
-    rounds = min(len(r.rounds) for r in records)
-    sizes = sorted(records[0].rounds[0].config.sizes)
-    grid = [
-        [
-            sum(getattr(r.rounds[n].config.sizes[s], field) for r in records) / len(records)
-            for n in range(rounds)
-        ]
-        for s in sizes
-    ]
-    return sizes, grid
+EMPTY_CELL = "#e0e0e0"
+"""A cell no run has (an arm one run's configuration lacks)."""
 
 
-def ratio_limit(records: Sequence[ResultRecord]) -> float:
-    """A shared top for the ratio colour scale: the largest ratio seen, at least 0.25."""
-    top = max(
-        (c.ratio for r in records for rnd in r.rounds for c in rnd.config.sizes.values()),
-        default=0.25,
+@dataclass(frozen=True)
+class Panel:
+    """One heatmap: a knob's name as the configuration writes it, and its colour scale."""
+
+    name: str
+    low: float
+    high: float | None
+    """None for the share: its top is the site's `share_limit`, an open bound."""
+    integer: bool = False
+    """A whole-number knob (a curriculum level): its whole values are labelled as such."""
+
+
+def heatmap_panels(task: Task[Any, Any], arms: Sequence[Arm]) -> tuple[Panel, ...]:
+    """The share first, then each difficulty knob in the order the arms list them, scaled
+    over every arm's bounds of it."""
+    if not arms:
+        return ()
+    out = [Panel(str(arms[0].share[-1]), 0.0, None)]
+    levers = [lever for arm in arms for lever in arm.levers]
+    for name in dict.fromkeys(lever.name for lever in levers):
+        mine = [lever.knob for lever in levers if lever.name == name]
+        integer = all(k.integer for k in mine)
+        out.append(Panel(name, min(k.low for k in mine), max(k.high for k in mine), integer))
+    return tuple(out)
+
+
+def heatmaps_problem(task: Task[Any, Any]) -> str | None:
+    """Why `task`'s configurations cannot be drawn as heatmaps (no arms), or None."""
+    if budget_knob(task) is not None:
+        return None
+    return (
+        f"task {task.id} declares no share knob over its first cut, so its configurations "
+        "have no rows to draw"
     )
-    return max(0.25, round(top + 0.049, 1))
 
 
-def trajectory_svg(records: Sequence[ResultRecord], title: str, ratio_top: float = 0.5) -> str:
-    """Heatmaps of ratio, hole_ratio and wait_ratio per map size x round (mean over records)."""
+def _cells(task: Task[Any, Any], config: Any) -> dict[tuple[str, str], tuple[Any, ...]]:
+    """(arm, panel name) -> the cell holding it in `config`."""
+    out: dict[tuple[str, str], tuple[Any, ...]] = {}
+    for arm in task_arms(task, config):
+        out[arm.name, str(arm.share[-1])] = arm.share
+        for lever in arm.levers:
+            out[arm.name, lever.name] = lever.cell
+    return out
+
+
+def config_grid(
+    task: Task[Any, Any], records: Sequence[ResultRecord], panel: str
+) -> tuple[list[str], list[list[float | None]]]:
+    """(arm names, values[arm][round]) of one panel, the mean over the `records` that have
+    the cell (None where none has), rows in the first record's order."""
+    rounds = min(len(r.rounds) for r in records)
+    names = [arm.name for arm in task_arms(task, records[0].rounds[0].config)]
+    per_round = [[_cells(task, r.rounds[n].config) for r in records] for n in range(rounds)]
+    grid: list[list[float | None]] = []
+    for name in names:
+        row: list[float | None] = []
+        for n in range(rounds):
+            values = [
+                float(cell_value(records[k].rounds[n].config, cells[name, panel]))
+                for k, cells in enumerate(per_round[n])
+                if (name, panel) in cells
+            ]
+            row.append(sum(values) / len(values) if values else None)
+        grid.append(row)
+    return names, grid
+
+
+def share_limit(task: Task[Any, Any], records: Sequence[ResultRecord]) -> float:
+    """A shared top for the share's colour scale: the largest share seen, at least 0.25."""
+    shares = [
+        float(cell_value(rnd.config, arm.share))
+        for r in records
+        for rnd in r.rounds
+        for arm in task_arms(task, rnd.config)
+    ]
+    return max(0.25, round(max(shares, default=0.25) + 0.049, 1))
+
+
+def trajectory_svg(
+    task: Task[Any, Any], records: Sequence[ResultRecord], title: str, share_top: float = 0.5
+) -> str:
+    """Heatmaps of the share and each difficulty knob per arm x round (mean over records)."""
     if not records or not all(r.rounds for r in records):
         raise ValueError("a trajectory needs runs with at least one round")
+    problem = heatmaps_problem(task)
+    if problem is not None:
+        raise ValueError(problem)
     rounds = min(len(r.rounds) for r in records)
     cell = CELL_WIDTH if rounds <= ANNOTATED_ROUNDS else max(6.0, 176.0 / rounds)
-    panels, x, top = [], LEFT, 1.0
-    for field in FIELDS:
-        sizes, grid = config_grid(records, field)
-        top = FIELD_LIMITS[field] or ratio_top
-        panels.append(_panel(field, sizes, grid, top, x, cell, rounds))
+    arms = task_arms(task, records[0].rounds[0].config)
+    left = max(LEFT, LABELS_FROM + LABEL_CHAR * max((len(a.name) for a in arms), default=0))
+    drawn, x, top = [], left, 1.0
+    names: list[str] = []
+    for panel in heatmap_panels(task, arms):
+        names, grid = config_grid(task, records, panel.name)
+        top = share_top if panel.high is None else panel.high
+        drawn.append(_panel(panel, names, grid, top, x, cell, rounds))
         x += cell * rounds + PANEL_GAP
     widest = max(len(f"{top:g}"), len(f"{top / 2:g}"))  # the last bar's labels end the panels
     x += BAR_LABEL_AT + DIGIT_WIDTH * widest + 2 - PANEL_GAP
     title_width = TITLE_CHAR * len(title)  # set as the title's length: no font measures it here
     x = max(x, 4 + title_width + 2)
-    height = TOP + CELL_HEIGHT * len(sizes) + BOTTOM
+    height = TOP + CELL_HEIGHT * len(names) + BOTTOM
     y_labels = "".join(
-        _text(LEFT - 4, TOP + CELL_HEIGHT * (len(sizes) - i - 0.5), f"{s}x{s}", anchor="end")
-        for i, s in enumerate(sizes)
+        _text(left - 4, TOP + CELL_HEIGHT * (len(names) - i - 0.5), name, anchor="end")
+        for i, name in enumerate(names)
     )
-    middle = TOP + CELL_HEIGHT * len(sizes) / 2
+    middle = TOP + CELL_HEIGHT * len(names) / 2
+    cut = task.cut_titles.get(task.cuts[0], task.cuts[0])
     y_title = (f'<text transform="translate(10 {middle:.1f}) rotate(-90)" '
-               f'text-anchor="middle" font-size="9">map size</text>')  # fmt: skip
+               f'text-anchor="middle" font-size="9">{escape(cut)}</text>')  # fmt: skip
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{x:.1f}pt" height="{height:.1f}pt" '
         f'viewBox="0 0 {x:.1f} {height:.1f}" font-family="DejaVu Sans, sans-serif">\n'
         f"<title>{escape(title)}</title>\n"
         f'<text x="4" y="13" font-size="10" textLength="{title_width:.1f}" '
         f'lengthAdjust="spacing">{escape(title)}</text>\n'
-        f'<g class="y-ticks">{y_labels}</g>{y_title}\n' + "\n".join(panels) + "\n</svg>\n"
+        f'<g class="y-ticks">{y_labels}</g>{y_title}\n' + "\n".join(drawn) + "\n</svg>\n"
     )
 
 
 LEFT, TOP, BOTTOM = 52.0, 34.0, 30.0
-"""Room (pt) for the size labels, the titles, and the round labels."""
+"""Room (pt) for the arms' labels (at least), the titles, and the round labels."""
+LABELS_FROM, LABEL_CHAR = 20.0, 4.3
+"""Where an arm's label may start (right of the axis title), and an average character of the
+7 pt labels (DejaVu Sans): a dataset's name widens the room its labels take."""
 CELL_WIDTH, CELL_HEIGHT = 22.0, 14.0
 ANNOTATED_ROUNDS = 8
 """Up to this many rounds, every cell carries its value."""
@@ -99,50 +175,55 @@ DIGIT_WIDTH = 4.5
 
 
 def _panel(
-    field: str, sizes: list[int], grid: list[list[float]], top: float, left: float,
+    panel: Panel, names: list[str], grid: list[list[float | None]], top: float, left: float,
     cell: float, rounds: int,
 ) -> str:  # fmt: skip
-    """One field's heatmap at `left`: cells, values, round labels, title and colour bar."""
-    bottom = TOP + CELL_HEIGHT * len(sizes)
-    parts = [f'<g class="panel" id="{field}">']
+    """One panel's heatmap at `left`: cells, values, round labels, title and colour bar."""
+    bottom = TOP + CELL_HEIGHT * len(names)
+    span = (top - panel.low) or 1.0
+    parts = [f'<g class="panel" id="{escape(panel.name)}">']
     for i, row in enumerate(grid):
         y = bottom - CELL_HEIGHT * (i + 1)
         for j, value in enumerate(row[:rounds]):
             x = left + cell * j
+            share = None if value is None else (value - panel.low) / span
+            fill = EMPTY_CELL if share is None else _colour(share)
             parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell:.1f}" '
-                         f'height="{CELL_HEIGHT:.1f}" fill="{_colour(value / top)}"/>')  # fmt: skip
-            if rounds <= ANNOTATED_ROUNDS:
-                shade = "black" if value > 0.6 * top else "white"
-                parts.append(_text(x + cell / 2, y + CELL_HEIGHT / 2 + 2, f"{value:.2f}",
-                                   size=6, fill=shade))  # fmt: skip
+                         f'height="{CELL_HEIGHT:.1f}" fill="{fill}"/>')  # fmt: skip
+            if rounds <= ANNOTATED_ROUNDS and share is not None and value is not None:
+                shade = "black" if value - panel.low > 0.6 * span else "white"
+                label = f"{value:.0f}" if panel.integer and value.is_integer() else f"{value:.2f}"
+                parts.append(_text(x + cell / 2, y + CELL_HEIGHT / 2 + 2, label, size=6,
+                                   fill=shade))  # fmt: skip
     step = -(-rounds // 10)
     ticks = "".join(_text(left + cell * (n + 0.5), bottom + 11, str(n + 1))
                     for n in range(0, rounds, step))  # fmt: skip
     parts.append(f'<g class="x-ticks">{ticks}</g>')
     parts.append(_text(left + cell * rounds / 2, bottom + 24, "round", size=9))
-    parts.append(_text(left + cell * rounds / 2, TOP - 6, field, size=9))
-    parts.append(_bar(field, top, left + cell * rounds + 6, bottom))
+    parts.append(_text(left + cell * rounds / 2, TOP - 6, panel.name, size=9))
+    parts.append(_bar(panel, top, left + cell * rounds + 6, bottom))
     parts.append("</g>")
     return "".join(parts)
 
 
-def _bar(field: str, top: float, x: float, bottom: float) -> str:
-    """The colour bar beside a panel: 0 to `top`; the ratio's top is open (values above it
-    take its colour), so its label reads as a bound."""
+def _bar(panel: Panel, top: float, x: float, bottom: float) -> str:
+    """The colour bar beside a panel: its low to `top`; the share's top is open (values above
+    it take its colour), so its label reads as a bound."""
     height = bottom - TOP
     stops = "".join(
         f'<stop offset="{k / (BAR_STOPS - 1):.2f}" stop-color="{_colour(k / (BAR_STOPS - 1))}"/>'
         for k in range(BAR_STOPS)
     )
-    ceiling = f"\u2265{top:g}" if field == "ratio" else f"{top:g}"
+    ceiling = f"\u2265{top:g}" if panel.high is None else f"{top:g}"
     at = x + BAR_LABEL_AT - 6
-    labels = (_text(at, bottom, "0", anchor="start")
-              + _text(at, TOP + height / 2 + 3, f"{top / 2:g}", anchor="start")
+    labels = (_text(at, bottom, f"{panel.low:g}", anchor="start")
+              + _text(at, TOP + height / 2 + 3, f"{(panel.low + top) / 2:g}", anchor="start")
               + _text(at, TOP + 6, ceiling, anchor="start"))  # fmt: skip
+    name = escape(panel.name)
     return (
-        f'<defs><linearGradient id="bar-{field}" x1="0" y1="1" x2="0" y2="0">{stops}'
+        f'<defs><linearGradient id="bar-{name}" x1="0" y1="1" x2="0" y2="0">{stops}'
         f'</linearGradient></defs><rect x="{x:.1f}" y="{TOP:.1f}" width="8" '
-        f'height="{height:.1f}" fill="url(#bar-{field})"/>{labels}'
+        f'height="{height:.1f}" fill="url(#bar-{name})"/>{labels}'
     )
 
 

@@ -2,9 +2,10 @@
 
 Layout of the site::
 
-    index.html                    the story first: the headline Sums, then the plots (per-size
-                                  curves, performance profiles, normalised scores, validation
-                                  per round, configuration heatmaps); then every other table,
+    index.html                    the story first: the headline Sums, then the plots (rates
+                                  per value of the task's first cut, performance profiles,
+                                  normalised scores, validation per round, configuration
+                                  heatmaps per arm); then every other table,
                                   each collapsed under its title; a list of the runs, and the
                                   runs left out (when given a `RunSet`: each skipped run's line)
     runs/<designer>-seed-<n>.html  one run: its rounds, validation, the designer's proposals with
@@ -40,7 +41,6 @@ from leaderboards.aggregate import build_board
 from leaderboards.aside import aside
 from leaderboards.board import Answers, Board
 from leaderboards.bootstrap import RESAMPLES
-from leaderboards.compat import require_default_task
 from leaderboards.errors import LeaderboardError
 from leaderboards.readers import LoadedRun, RunSet
 from leaderboards.render import board_tables, render, template_environment
@@ -90,7 +90,6 @@ def publish_site(
     from leaderboards import plots  # matplotlib is checked before the bootstrap's work
 
     plots.require_matplotlib()
-    require_default_task(runs, "the site")
     cleared = tuple(clear_leftovers(out))
     check_out(out)
     sealed, left_out = sealed_runs(runs)
@@ -133,7 +132,7 @@ def _write_site(
         with ThreadPoolExecutor(IO_THREADS) as io:  # opening and writing files waits on the disk
             copied = list(io.map(copy_raw_files, views, repeat(root)))
         withheld = [line for lines in copied for line in lines]
-        configurations, run_figures = heatmaps(trajectories, views, write)
+        configurations, run_figures = heatmaps(runs[0].task, trajectories, views, write)
         run_template = env.get_template("site_run.html.j2")
         for view in views:
             write(view.page, run_template.render(

@@ -1,11 +1,12 @@
 """The index page's plots, in the order the page tells its story, each with its caption.
 
-The story: rate per map size (what the headline Sums are made of), performance profiles (the
-whole distribution of run-task scores), normalised scores (where each designer lies between no
-design and the strongest fixed configuration, and whether this budget can tell those two
-apart), validation per round (how fast a designer gets there), configuration heatmaps (what
-it chose). A plot whose data the board lacks -- no controls among the runs, no rounds -- is
-never drawn as an empty axes: its group carries a one-line note saying why instead.
+The story: rate per value of the task's first cut (MAPF-FrozenLake: per map size; what the
+headline Sums are made of), performance profiles (the whole distribution of run-cell scores),
+normalised scores (where each designer lies between no design and the strongest fixed
+configuration, and whether this budget can tell those two apart), validation per round (how
+fast a designer gets there), configuration heatmaps (what it chose). A plot whose data the
+board lacks -- no controls among the runs, no rounds, a task without arms -- is never drawn as
+an empty axes: its group carries a one-line note saying why instead.
 """
 
 from __future__ import annotations
@@ -13,20 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
+from designers.arms import task_arms
 from leaderboards.board import Board, Controls, NormalisedScore
 from leaderboards.metrics import Metric
 from leaderboards.render.cells import ZERO_MARK, delta_text
 from leaderboards.seeds import mean_over_seeds
 from leaderboards.site.runs import RunView
+from run_records import ResultRecord
+from tasks import Task
 
 Writer = Callable[[str, str], None]
-PROFILE_METRICS: tuple[Metric, ...] = ("valid", "optimal_makespan")
-"""The profiles drawn: validity and the paper's "opt."."""
-RUN_CAPTION = (
-    "This run's ratio, hole_ratio and wait_ratio per map size and round (the configuration each "
-    "round trained on)."
-)
+PROFILES = 2
+"""Profiles drawn: the board's first rates (MAPF-FrozenLake: validity and the paper's "opt.")."""
 SVG_SIZE = re.compile(r'<svg [^>]*width="([\d.]+)pt" height="([\d.]+)pt"')
 PX_PER_PT = 4 / 3
 NO_CONTROLS = (
@@ -124,21 +125,39 @@ def plotted(board: Board) -> tuple[Board, str]:
 
 
 def heatmaps(
-    trajectories: Sequence[Trajectory], views: Sequence[RunView], write: Writer
-) -> tuple[PlotGroup, dict[str, Figure]]:
+    task: Task[Any, Any], trajectories: Sequence[Trajectory], views: Sequence[RunView],
+    write: Writer,
+) -> tuple[PlotGroup, dict[str, Figure]]:  # fmt: skip
     """Write every configuration heatmap: the index page's group (a heatmap per designer),
-    and each run page's own figure, by page."""
+    and each run page's own figure, by page; for a task whose configurations have no arms to
+    draw, none, the group's note saying why."""
     from leaderboards import plots
 
-    ratio_top = plots.ratio_limit([v.record for v in views if v.record.rounds])
+    problem = plots.heatmaps_problem(task)
+    if problem is not None:
+        note = f"Configuration heatmaps left out: {problem}."
+        return PlotGroup("trajectories", "Configuration heatmaps", note=note), {}
+    share_top = plots.share_limit(task, [v.record for v in views if v.record.rounds])
     runs = {}
     for view in views:
         if view.plot is not None:
-            svg = plots.trajectory_svg([view.record], f"{view.title}: configuration per round",
-                                       ratio_top)  # fmt: skip
-            alt = f"{view.title}: configuration per map size and round"
-            runs[view.page] = figure(write, view.plot, svg, alt, RUN_CAPTION)
-    return _trajectories(trajectories, ratio_top, write), runs
+            head = f"{view.title}: configuration per round"
+            svg = plots.trajectory_svg(task, [view.record], head, share_top)
+            shown, per = heatmap_words(task, view.record)
+            alt = f"{view.title}: configuration per {per} and round"
+            caption = (f"This run's {shown} per {per} and round (the configuration each "
+                       "round trained on).")  # fmt: skip
+            runs[view.page] = figure(write, view.plot, svg, alt, caption)
+    return _trajectories(task, trajectories, share_top, write), runs
+
+
+def heatmap_words(task: Task[Any, Any], record: ResultRecord) -> tuple[str, str]:
+    """(what the panels show, what a row is): ("ratio, hole_ratio and wait_ratio", "map
+    size") for MAPF-FrozenLake."""
+    from leaderboards import plots
+
+    names = [p.name for p in plots.heatmap_panels(task, task_arms(task, record.rounds[0].config))]
+    return _listed(names), task.cut_titles.get(task.cuts[0], task.cuts[0])
 
 
 def sentence(text: str) -> str:
@@ -159,13 +178,19 @@ def band_text(banded: int, lines: int, band: str, what: str) -> str:
 def _sizes(board: Board, write: Writer) -> PlotGroup:
     from leaderboards import plots
 
+    per = board.cut_titles[board.strata_cut]
+    rates = _listed([board.rate(m).short for m in board.metrics])
     figures = [
         figure(write, f"plots/sizes-{s.name}.svg", plots.size_curves_svg(board, s.name),
-               f"{s.name}: valid, makespan-optimal and SOC-optimal rate per map size",
-               _size_caption(board, s.name))
+               f"{s.name}: {rates} rate per {per}", _size_caption(board, s.name))
         for s in board.suites
     ]  # fmt: skip
-    return PlotGroup("sizes", "Rate per map size", figures)
+    return PlotGroup("sizes", f"Rate per {per}", figures)
+
+
+def _listed(words: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _size_caption(board: Board, suite: str) -> str:
@@ -174,9 +199,10 @@ def _size_caption(board: Board, suite: str) -> str:
     several = sum(len(r.seeds) > 1 for r in board.rows)
     band = band_text(several, len(board.rows), "95% interval", "interval")
     answers = board.answers.replace("_", "-")
+    panels = ", ".join(board.rate(m).label for m in board.metrics)
     text = (
-        f"{suite}, {answers} answers: mean over seeds per map size; {band}. Panels: valid, "
-        "opt. makespan (the paper's opt.), opt. SOC."
+        f"{suite}, {answers} answers: mean over seeds per "
+        f"{board.cut_titles[board.strata_cut]}; {band}. Panels: {panels}."
     )
     info = next(s for s in board.suites if s.name == suite)
     if info.unavailable:
@@ -194,7 +220,7 @@ def _profiles(board: Board, write: Writer) -> PlotGroup:
 
     cells = sum(len(s.strata) for s in board.suites)
     figures, missing = [], []
-    for metric in PROFILE_METRICS:
+    for metric in board.metrics[:PROFILES]:
         profiles = plots.ranked_profiles(board, metric)
         if not profiles:
             missing.append(board.rate(metric).short)
@@ -297,8 +323,9 @@ def _validation(board: Board, write: Writer) -> PlotGroup:
     curves = [c for per in panels.values() for c in per]
     several = len({c.designer for c in curves if c.low is not None})
     band = band_text(several, len({c.designer for c in curves}), "95% band over seeds", "band")
+    suite = board.experiment.get("validation", "validation")
     caption = (
-        f"2-agent validation set, greedy answers, after each round's training; line: mean over "
+        f"The {suite} suite, greedy answers, after each round's training; line: mean over "
         f"seeds; {band}."
     )
     absent = [board.rate(m).short for m in board.metrics if m not in panels]
@@ -311,7 +338,9 @@ def _validation(board: Board, write: Writer) -> PlotGroup:
     return PlotGroup("validation", title, [fig])
 
 
-def _trajectories(trajectories: Sequence[Trajectory], ratio_top: float, write: Writer) -> PlotGroup:
+def _trajectories(
+    task: Task[Any, Any], trajectories: Sequence[Trajectory], share_top: float, write: Writer
+) -> PlotGroup:
     from leaderboards import plots
 
     title = "Configuration heatmaps"
@@ -319,13 +348,14 @@ def _trajectories(trajectories: Sequence[Trajectory], ratio_top: float, write: W
     for t in trajectories:
         records = [v.record for v in t.runs]
         over = mean_over_seeds(r.seed for r in records)
-        svg = plots.trajectory_svg(records, f"{t.designer}: configuration per round ({over})",
-                                   ratio_top)  # fmt: skip
+        head = f"{t.designer}: configuration per round ({over})"
+        svg = plots.trajectory_svg(task, records, head, share_top)
+        shown, per = heatmap_words(task, records[0])
         caption = (
-            f"{t.designer}: ratio, hole_ratio and wait_ratio per map size and round (round 1: "
+            f"{t.designer}: {shown} per {per} and round (round 1: "
             f"the starting configuration), {over}; each run's own is on its page."
         )
-        alt = f"{t.designer}: configuration per map size and round"
+        alt = f"{t.designer}: configuration per {per} and round"
         figures.append(figure(write, f"plots/trajectory-{t.slug}.svg", svg, alt, caption))
     note = None if figures else "Configuration heatmaps left out: no run has rounds."
     return PlotGroup("trajectories", title, figures, note)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from designers import Proposal
 from leaderboards.board import Answers, DesignFailures
@@ -23,6 +24,7 @@ from leaderboards.readers import LoadedRun, RunSet, SkippedRun
 from leaderboards.score_arrays import suite_sums
 from leaderboards.site.changes import ChangesTable, changes_table, projection_rows
 from run_records import CONFIG_FILE, RESULT_FILE, ResultRecord, RoundResult, safe_name
+from tasks import Task
 
 MAX_RAW_BYTES = 32 * 1024 * 1024
 """Raw files above this size are listed but not copied into the site (checkpoints never are)."""
@@ -57,9 +59,11 @@ class RoundView:
     answers: int
     proposal: Proposal | None
     changes: ChangesTable
-    """The proposal's changes asked, a row per map size (empty without a proposal)."""
+    """The proposal's changes asked, a row per arm of the task (empty without a proposal)."""
     projections: list[tuple[str, str, str, str]]
     """What projection changed: (field, before, after, reason), numbers rounded."""
+    task: Task[Any, Any]
+    """The run's task, which writes its configurations as YAML."""
     config_text: str | None = None
     """The round's `config.yaml` as the run wrote it, once copied into the site (sealed: the
     bytes its round record vouches for); None where it was not."""
@@ -67,8 +71,21 @@ class RoundView:
     @property
     def config_yaml(self) -> str:
         """The configuration trained on, as YAML: the run's own file where the site holds it
-        (no YAML written again for every round of every run), else written from the record."""
-        return self.config_text if self.config_text is not None else self.round.config.to_yaml()
+        (no YAML written again for every round of every run), else as the task writes it."""
+        if self.config_text is not None:
+            return self.config_text
+        return self.task.config_yaml(self.round.config)
+
+    @property
+    def proposal_yaml(self) -> str:
+        """The configuration the designer proposed, after projection, as the task writes it."""
+        return "" if self.proposal is None else self.task.config_yaml(self.proposal.config)
+
+    @property
+    def generation_text(self) -> str:
+        """What the round's generation reached of what was asked, as the task describes it
+        (and as LLM designers read it), shortfalls included."""
+        return self.task.describe_stats(self.round.stats)
 
 
 @dataclass
@@ -144,8 +161,9 @@ def run_view(run: LoadedRun, slug: str, answers_best_of: bool, ranked: bool = Tr
             rates={m: _pct(v) for m, v in report_rates(run.task, r.validation).items()},
             answers=run.task.rates(r.validation).overall.n,
             proposal=r.proposal,
-            changes=changes_table(r.proposal.changes if r.proposal else {}),
+            changes=changes_table(run.task, r.proposal.changes if r.proposal else {}),
             projections=projection_rows(r.proposal.notes if r.proposal else ()),
+            task=run.task,
         )
         for r in record.rounds
     ]

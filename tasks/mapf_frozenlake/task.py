@@ -31,7 +31,7 @@ from mapf_env import (
     reward,
     verify,
 )
-from mapf_env.config import MAX_HOLE_RATIO
+from mapf_env.config import MAX_HOLE_RATIO, parse_size
 from mapf_env.generator import GenerationStats
 from mapf_env.instance import MIN_SIZE, size_name
 from mapf_env.suites import (
@@ -161,7 +161,7 @@ class MapfFrozenLake:
         sizes = f"{size_name(SIZES[0])}..{size_name(SIZES[-1])}"
         return (
             Knob("sizes.*.ratio", 0.0, 1.0, f"share of the round's samples at each size {sizes}",
-                 share=True, cut="size", cut_value=size_name),
+                 share=True, cut="size", cut_value=size_name, read_key=parse_size),
             Knob("sizes.*.hole_ratio", 0.0, MAX_HOLE_RATIO, "share of a grid's cells as holes",
                  harder="up"),
             Knob("sizes.*.wait_ratio", 0.0, 1.0,

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from envdesign_common import ConfigError
+from envdesign_common import ConfigError, bounded_repr
 from tasks.base import Generated, Judgement, Knob, Projected, Suite
 from tasks.cut_records import CutRecords
 from tasks.reasoning_gym import catalog, judging, projection, suites
@@ -83,6 +83,7 @@ class ReasoningGym(CutRecords):
             "share of the round's samples from each dataset",
             share=True,
             cut="dataset",
+            read_key=self._dataset,
         )
         levels = tuple(
             Knob(f"datasets.{name}.level", 0, top, f"curriculum level of {name}", integer=True,
@@ -90,6 +91,12 @@ class ReasoningGym(CutRecords):
             for name, top in sorted(self.highest.items())
         )  # fmt: skip
         return (weights, *levels)
+
+    def _dataset(self, key: Any) -> str:
+        """`key` as one of the task's datasets; ValueError for a name that is none of them."""
+        if key not in self.datasets:
+            raise ValueError(f"{bounded_repr(key)} is not one of the datasets {self.datasets}")
+        return str(key)
 
     def project(self, current: RgConfig, draft: Mapping[str, Any] | None) -> Projected[RgConfig]:
         config, notes = projection.project(

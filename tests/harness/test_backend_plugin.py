@@ -7,6 +7,7 @@ installed distribution's metadata naming it in the ``harness.backends`` group, e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,8 +140,18 @@ def test_a_backend_for_any_task_runs_another_task_through_the_loop(
         build_board([*loaded, mapf], resamples=50)  # never pooled with another task's runs
     with pytest.raises(LeaderboardError, match="drop --reference"):
         build_board(loaded, resamples=50, reference=True)  # the paper's figures are MAPF's
-    with pytest.raises(LeaderboardError, match="the site reads MAPF-FrozenLake's"):
-        publish_site(loaded, tmp_path / "site", resamples=50)
+    site = publish_site(loaded, tmp_path / "web", resamples=50).out  # read through the task
+    heatmap = (site / f"plots/trajectory-{designer}.svg").read_text()
+    assert re.findall(r'<g class="panel" id="(\w+)">', heatmap) == ["weight", "level"]
+    assert ">dataset</text>" in heatmap and ">chain_sum</text>" in heatmap
+    assert ">10</text>" in heatmap, "the level's scale ends at the highest curriculum level"
+    page = (site / f"runs/{designer}-seed-0.html").read_text()
+    assert "datasets:" in page and "chain_sum:" in page, "the configuration as the task writes it"
+    if record.rounds[0].proposal.changes:  # random keeps round 0's configuration: no changes
+        assert '<th class="text">dataset</th><th class="num">weight</th>' in page
+    index = (site / "index.html").read_text()
+    assert "Rate per dataset" in index and "weight and level per dataset and round" in index
+    assert "The rg-validation suite, greedy answers" in index
     bundle = bundle_runs([run.path], tmp_path / "gym.zip").path
     checked = verify_bundle(bundle)  # re-scored by each dataset's own scorer, installed here
     assert checked.ok and checked.instances == 10 and checked.answers == 30

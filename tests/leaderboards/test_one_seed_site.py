@@ -19,6 +19,7 @@ from leaderboards import LoadedRun, publish_site
 from leaderboards.plots import trajectory_svg, validation_svg
 from leaderboards.render.tables import provenance_note
 from leaderboards.site import SiteResult
+from tasks import create_task
 from tests.leaderboards.handmade import designed, rates, run
 from tests.leaderboards.test_plots import heatmap_ticks, ticks
 
@@ -80,8 +81,8 @@ def test_plots_number_rounds_from_1(site: SiteResult) -> None:
     for name in ("plots/trajectory-mine.svg", "plots/trajectory-mine-seed-0.svg"):
         assert heatmap_ticks(_text(site, name)) == [1.0, 2.0, 3.0], name
     many = designed(run("mine", 0, HIGH), [None] * 19).record  # 20 rounds: every other tick
-    assert heatmap_ticks(trajectory_svg([many], "mine")) == [1.0, 3.0, 5.0, 7.0, 9.0, 11.0,
-                                                           13.0, 15.0, 17.0, 19.0]  # fmt: skip
+    svg = trajectory_svg(create_task("mapf-frozenlake"), [many], "mine")
+    assert heatmap_ticks(svg) == [1.0, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0, 15.0, 17.0, 19.0]
     curves = site.board.curves
     assert curves and all(c.rounds == (0, 1, 2) for c in curves), "the board keeps indices"
     assert ticks(validation_svg(site.board), 1) == [1.0, 2.0, 3.0]

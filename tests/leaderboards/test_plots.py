@@ -13,7 +13,7 @@ import pytest
 
 from leaderboards import Board, Estimate, RateCell, build_board, load_runs
 from leaderboards.plots import config_grid, fit_range, size_curves_svg, trajectory_svg
-from leaderboards.plots.trajectory import FIELDS
+from tasks import create_task
 
 pytest.importorskip("matplotlib")
 
@@ -101,13 +101,17 @@ def test_heatmaps_show_each_cell_as_the_mean_over_runs_on_fixed_scales(
 ) -> None:
     """A cell per size and round, labelled with the mean over the runs; the colour scale is
     the field's own (hole_ratio to its legal top), so equal values take equal colours."""
+    task = create_task("mapf-frozenlake")
     records = [r.record for r in load_runs([compare_root])][:2]
-    svg = trajectory_svg(records, "a <designer>")
+    svg = trajectory_svg(task, records, "a <designer>")
     assert "<title>a &lt;designer&gt;</title>" in svg, "names are text, never markup"
     match = SVG_SIZE.search(svg)
     assert match is not None and all(float(v) > 100 for v in match.groups())
-    for field in FIELDS:
-        sizes, grid = config_grid(records, field)
+    assert re.findall(r'<g class="panel" id="(\w+)">', svg) == ["ratio", "hole_ratio", "wait_ratio"]
+    assert ">map size</text>" in svg and ">0.5</text>" in svg, "hole_ratio's bar ends at its top"
+    for field in ("ratio", "hole_ratio", "wait_ratio"):
+        sizes, grid = config_grid(task, records, field)
+        assert sizes == [f"{n}x{n}" for n in range(3, 11)]
         panel = svg.split(f'<g class="panel" id="{field}">', 1)[1].split('<g class="x-ticks">')[0]
         labels = re.findall(r">(\d\.\d\d)</text>", panel)
         rounds = min(len(r.rounds) for r in records)

@@ -92,7 +92,7 @@ def test_the_site_holds_pages_plots_and_small_run_files(site: Path) -> None:
     assert 'href="runs/random-seed-0.html"' in index
     assert "3agents valid / opt. makespan / opt. SOC" in index and "68.67 / 48.00" in index
     run_page = files["runs/random-seed-0.html"].decode()
-    assert "opt. makespan (paper's) (%)" in run_page and "opt. SOC (%)" in run_page
+    assert "opt. makespan (paper&#39;s) (%)" in run_page and "opt. SOC (%)" in run_page
 
 
 def test_the_index_tells_the_story_first(site: Path) -> None:

@@ -24,6 +24,7 @@ from leaderboards.board import (
 from leaderboards.plots import normalised_svg, profiles_svg, validation_svg
 from leaderboards.plots.normalised import score_limits
 from leaderboards.site.figures import PLOTTED, PlotGroup, board_figures, heatmaps, plotted
+from tasks import create_task
 from tests.leaderboards.test_plots import ticks
 
 pytest.importorskip("matplotlib")
@@ -57,7 +58,7 @@ def curve(designer: str, mean: Sequence[float], metric: str = "valid") -> RoundC
 
 def groups(board: Board) -> dict[str, PlotGroup]:
     found, _ = board_figures(board)
-    configurations, _ = heatmaps([], [], {}.__setitem__)
+    configurations, _ = heatmaps(create_task("mapf-frozenlake"), [], [], {}.__setitem__)
     return {g.id: g for g in [*found, configurations]}
 
 

@@ -3,7 +3,8 @@
 Its code blocks are read from README.md itself: the task module and its pyproject.toml are
 pip-installed as a plug-in, the Python snippet (`check_task`) is run, every `harness` command
 shown is run -- the comparison with the trl backend and SmolLM2-135M-Instruct as a user would,
-in a process of its own -- and a backend it says is refused is refused so.
+in a process of its own, its runs then published as a site -- and a backend it says is refused
+is refused so.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness_cli import app
+from leaderboards import load_runs, publish_site
 from run_records import read_result
 from tasks import create_task
 from tests.readme_blocks import README, installed_readme_plugin
@@ -80,6 +82,12 @@ def test_the_readme_commands_run_and_a_trl_comparison_runs_on_the_task(
         assert record.rounds[0].training and record.rounds[0].training.steps
         assert len(record.suites["fixed"].verdicts) == 4
         assert designer in done.stdout
+    site = publish_site(load_runs([tmp_path / "runs"]), tmp_path / "web", resamples=50).out
+    index = (site / "index.html").read_text()
+    assert "Configuration heatmaps left out: task adding-v1 declares no share knob" in index
+    assert not list(site.glob("plots/trajectory-*")), "a task without arms has no heatmaps"
+    assert (site / "runs/uniform-seed-0.html").is_file()
+    assert (site / "plots/validation.svg").is_file()
 
 
 def test_a_backend_that_serves_mapf_only_is_refused_in_one_line(
