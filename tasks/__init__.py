@@ -13,6 +13,7 @@ else does; `mapf_frozenlake` is the first task, and an experiment's unless it na
 from tasks.base import (
     BoardRate,
     Generated,
+    ItemCodec,
     Judgement,
     Knob,
     Projected,
@@ -64,6 +65,7 @@ __all__ = [
     "CutReport",
     "CutSuiteResult",
     "Generated",
+    "ItemCodec",
     "ItemVerdict",
     "Judgement",
     "Knob",

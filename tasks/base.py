@@ -27,6 +27,7 @@ from envdesign_common.projection_notes import ProjectionNote
 __all__ = [
     "BoardRate",
     "Generated",
+    "ItemCodec",
     "Judgement",
     "Knob",
     "Projected",
@@ -394,6 +395,24 @@ def missing_members(value: object) -> list[str]:
     """The members of the `Task` protocol that `value` lacks, sorted."""
     members = [m for m in dir(Task) if not m.startswith("_")] + list(Task.__annotations__)
     return sorted({m for m in members if not hasattr(value, m)})
+
+
+@runtime_checkable
+class ItemCodec(Protocol[ItemT]):
+    """A task whose items travel as text, declared beside `Task` by a task that can.
+
+    A trainer that scores answers in processes of its own -- verl's reward workers, which load
+    one file by path and see a dataset row, not the harness's objects -- rebuilds each item
+    from the text its row carries. The text must rebuild an equal item (`check_task` checks
+    it), and decoding is not trusted: text that is not an item raises ValueError."""
+
+    def encode_item(self, item: ItemT) -> str:
+        """`item` as text `decode_item` rebuilds it from; the same item gives the same text."""
+        ...
+
+    def decode_item(self, text: str) -> ItemT:
+        """The item `text` encodes; ValueError for text that encodes none."""
+        ...
 
 
 @dataclass(frozen=True)

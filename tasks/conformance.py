@@ -31,7 +31,9 @@ with its fix (`TaskConformanceError`):
   task's optima (`reward_optimum` among them);
 - ``describe``: the configuration, the statistics and a validation report (its breakdown and
   its headline) render to non-empty text;
-- ``config_yaml``: the configuration's YAML reads back to the same configuration.
+- ``config_yaml``: the configuration's YAML reads back to the same configuration;
+- ``codec`` (a task that declares `ItemCodec`): an item's text is the same each time and
+  rebuilds an equal item, and text that is no item is refused with ValueError.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from pydantic import BaseModel, ValidationError
 from envdesign_common.conformance import ConformanceError, ConformanceProblem, collect_problems
 from envdesign_common.field_errors import ConfigError
 from envdesign_common.yaml_mappings import load_mapping
-from tasks.base import Judgement, Knob, Suite, Task, missing_members
+from tasks.base import ItemCodec, Judgement, Knob, Suite, Task, missing_members
 from tasks.registry import family_of
 
 __all__ = ["HOSTILE_ANSWERS", "TaskConformanceError", "check_task"]
@@ -196,6 +198,42 @@ def _generation(task: Task[Any, Any], config: BaseModel, seed: int) -> Iterator[
     yield from _config_yaml(task, config)
     yield from _judging(task, made.items[:50])
     yield from _weights(task)
+    if isinstance(task, ItemCodec):
+        yield from _codec(task, made.items[:20])
+
+
+NOT_ITEMS = ("", "{}", "[]", "null", "not an item", '{"id": 1}')
+"""Texts no task's item is written as: decoding each must raise ValueError."""
+
+
+def _codec(codec: ItemCodec[Any], items: Sequence[Any]) -> Iterator[ConformanceProblem]:
+    """Items survive their text, and text that is no item is refused, not half-read."""
+    try:
+        for item in items:
+            text = codec.encode_item(item)
+            if codec.encode_item(item) != text:
+                yield _problem("codec", "the same item gave two texts",
+                               "write an item's text from its content alone")  # fmt: skip
+                return
+            back = codec.decode_item(text)
+            if back != item or codec.encode_item(back) != text:
+                yield _problem("codec", f"an item did not survive its text ({text[:80]!r})",
+                               "write every field the item holds, and read it back")  # fmt: skip
+                return
+    except Exception as err:
+        yield _crash("codec", err, "encoding an item and decoding its text must not raise")
+        return
+    for text in NOT_ITEMS:
+        try:
+            codec.decode_item(text)
+        except ValueError:
+            continue
+        except Exception as err:
+            yield _crash("codec", err, f"raise ValueError for text that is no item ({text!r})")
+            return
+        yield _problem("codec", f"decoding {text!r} gave an item",
+                       "refuse with ValueError text that holds no item")  # fmt: skip
+        return
 
 
 def _config_yaml(task: Task[Any, Any], config: BaseModel) -> Iterator[ConformanceProblem]:

@@ -22,6 +22,7 @@ from mapf_env import (
     RewardConfig,
     accuracy_weight,
     generate,
+    instance_from_ground_truth,
     load_suite,
     merge,
     project,
@@ -168,6 +169,13 @@ class MapfFrozenLake:
                  "share of instances whose optimum needs an agent to wait or detour",
                  harder="up"),
         )  # fmt: skip
+
+    def encode_item(self, item: Instance) -> str:
+        """The solved instance as JSON: what `mapf_env.export` writes as a row's ground truth."""
+        return item.model_dump_json()
+
+    def decode_item(self, text: str) -> Instance:
+        return instance_from_ground_truth(text)
 
     def project(self, current: EnvConfig, draft: Mapping[str, Any] | None) -> Projected[EnvConfig]:
         projection = project(merge(current, draft))

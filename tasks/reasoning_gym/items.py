@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RgItem", "canonical_json", "derived_seed", "item_from_entry"]
+__all__ = ["RgItem", "canonical_json", "derived_seed", "item_from_entry", "item_from_text"]
 
 SEED_SALT = "envdesign-bench/reasoning-gym-v1"
 
@@ -77,3 +77,30 @@ def derived_seed(*parts: object) -> int:
     """A 32-bit seed from `parts` (e.g. a round's seed and a dataset's name)."""
     text = "/".join([SEED_SALT, *(str(p) for p in parts)])
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "big")
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "dataset": (str,), "level": (int,), "question": (str,), "answer": (str, type(None)),
+    "metadata": (str,),
+}  # fmt: skip
+
+
+def item_from_text(text: str) -> RgItem:
+    """The item `canonical_json(item.fields())` wrote; ValueError for text that is not one
+    (read as data: a dataset row is not trusted to hold what it should)."""
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"an item's text is not JSON ({err})") from None
+    if not isinstance(data, dict) or set(data) != set(_TYPES):
+        keys = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"an item's text holds {keys}, not the fields {sorted(_TYPES)}")
+    for name, types in _TYPES.items():
+        value = data[name]
+        if not isinstance(value, types) or isinstance(value, bool):
+            raise ValueError(f"an item's {name} is {type(value).__name__}, not {types[0].__name__}")
+    try:
+        json.loads(data["metadata"])
+    except ValueError as err:
+        raise ValueError(f"an item's metadata is not JSON ({err})") from None
+    return RgItem(**data)

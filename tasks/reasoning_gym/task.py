@@ -20,7 +20,7 @@ from tasks.reasoning_gym import catalog, judging, projection, suites
 from tasks.reasoning_gym.config import DatasetSetting, RgConfig, RgStats
 from tasks.reasoning_gym.describe import compact_config, stats_lines
 from tasks.reasoning_gym.generation import generate_round
-from tasks.reasoning_gym.items import RgItem
+from tasks.reasoning_gym.items import RgItem, canonical_json, item_from_text
 from tasks.reasoning_gym.settings import RgSettings
 
 __all__ = ["CUTS", "TASK_ID", "ReasoningGym"]
@@ -118,6 +118,15 @@ class ReasoningGym(CutRecords):
 
     def prompt(self, item: RgItem) -> list[dict[str, str]]:
         return judging.messages(item)
+
+    def encode_item(self, item: RgItem) -> str:
+        return canonical_json(item.fields())
+
+    def decode_item(self, text: str) -> RgItem:
+        """The item, of one of this task's datasets (another's is no item of this task)."""
+        item = item_from_text(text)
+        self._dataset(item.dataset)
+        return item
 
     def reference_answer(self, item: RgItem) -> str | None:
         return None if item.answer is None else f"<answer>{item.answer}</answer>"

@@ -101,6 +101,18 @@ class Unpaid(MapfFrozenLake):
         return "soc"  # the summaries name it SOC
 
 
+class Forgetful(MapfFrozenLake):
+    def encode_item(self, item: Instance) -> str:  # drops the optimum the reward judges against
+        return item.model_copy(update={"optimum": None}).model_dump_json()
+
+
+class Credulous(MapfFrozenLake):
+    def decode_item(self, text: str) -> Instance:
+        if not text.startswith("{"):
+            raise KeyError(text)  # not the ValueError a trainer's worker can report as bad data
+        return super().decode_item(text)
+
+
 @pytest.mark.parametrize(
     ("broken", "check", "words"),
     [
@@ -115,6 +127,8 @@ class Unpaid(MapfFrozenLake):
         (Unsorted, "boards", "each item once, in id order"),
         (Unnamed, "knobs", "values ['10x10', '3x3', '4x4'] name no key of 'sizes.*.ratio'"),
         (Unpaid, "records", "reward_optimum 'soc' is not among the rates' optima"),
+        (Forgetful, "codec", "an item did not survive its text"),
+        (Credulous, "codec", "raised KeyError"),
     ],
 )
 def test_a_broken_rule_is_named_with_its_fix(

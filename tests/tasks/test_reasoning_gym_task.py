@@ -99,6 +99,23 @@ def test_items_are_small_hashable_picklable_values(task: ReasoningGym) -> None:
     assert json.loads(item.metadata)["source_dataset"] == item.dataset
 
 
+def test_an_item_travels_as_text_and_text_that_is_no_item_is_refused(task: ReasoningGym) -> None:
+    """The text a trainer's worker rebuilds an item from: every field, read as data."""
+    item = task.suite("rg-validation").items[0].item
+    text = task.encode_item(item)
+    assert task.decode_item(text) == item and json.loads(text)["dataset"] == item.dataset
+    fields = json.loads(text)
+    for bad, words in [
+        ({**fields, "level": "2"}, "level is str"),
+        ({**fields, "level": True}, "level is bool"),
+        ({**fields, "extra": 1}, "not the fields"),
+        ({**fields, "metadata": "{"}, "metadata is not JSON"),
+        ({**fields, "dataset": "figlet_font"}, "not one of the datasets"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            task.decode_item(json.dumps(bad))
+
+
 def test_a_level_sets_the_datasets_curriculum(task: ReasoningGym) -> None:
     easy = task.generate(task.initial_config(0, SAMPLES), 0).items
     hard_config = task.project(task.initial_config(0, SAMPLES), {"chain_sum": {"level": 10}}).config
