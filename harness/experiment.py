@@ -449,6 +449,9 @@ class ExperimentConfig(BaseModel):
         problems = self.backend_spec.config_problems(self.policy, self.precision)
         if problems:
             raise ValueError(problems[0])
+        problem = self.backend_spec.task_problem(self.task_object)
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     @classmethod

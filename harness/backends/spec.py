@@ -85,6 +85,11 @@ def unknown_disk(experiment: Any) -> int | None:
     return None
 
 
+def no_task_problem(task: Any) -> str | None:
+    """Any task of the families a backend serves will do."""
+    return None
+
+
 def _one_cpu(settings: BaseModel | None) -> Resources:
     return Resources(cpus=1, gpus=0)
 
@@ -101,6 +106,9 @@ class BackendSpec:
     tasks: tuple[str, ...] | None = None
     """The task families its trainer can learn (``("mapf-frozenlake",)``); None: any task, as
     a backend that sees items only through the task's prompt, judge and reward."""
+    task_problem: Callable[[Any], str | None] = no_task_problem
+    """``task_problem(task) -> line | None``: why it cannot train this task although it serves
+    its family (what it needs of a task beyond the `Task` protocol), in one line."""
     settings: type[BaseModel] | None = None
     """The model of the experiment's section named after the backend (``verl:``), filled with
     its defaults when the section is missing; None: the backend takes no section."""

@@ -23,7 +23,7 @@ def test_names_resolve_inside_the_package_whatever_the_working_directory(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no configs/ here
     names = ["ablation_context", "controls", "paper_cpu", "paper_qwen3_4b", "quick",
-             "reasoning_gym", "single_gpu", "teachers"]  # fmt: skip
+             "reasoning_gym", "reasoning_gym_verl", "single_gpu", "teachers"]  # fmt: skip
     assert preset_names() == names
     for name in preset_names():
         path = resolve_preset(name)
@@ -51,7 +51,7 @@ def test_an_unknown_name_lists_the_presets_and_the_closest() -> None:
         resolve_preset("quik")
     assert str(err.value) == (
         "no preset 'quik': the shipped ones are ablation_context, controls, paper_cpu, "
-        "paper_qwen3_4b, quick, reasoning_gym, single_gpu, teachers; "
+        "paper_qwen3_4b, quick, reasoning_gym, reasoning_gym_verl, single_gpu, teachers; "
         "did you mean 'quick'? (or give the path of a YAML file)"
     )
 

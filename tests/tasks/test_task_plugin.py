@@ -53,6 +53,15 @@ def test_a_backend_for_another_task_is_refused_in_one_line(adding: None) -> None
     assert "backend: 'cpu' trains mapf-frozenlake only, not task 'adding-v1'" in str(err.value)
 
 
+def test_verl_refuses_a_task_whose_items_do_not_travel_as_text(adding: None) -> None:
+    """verl's reward workers rebuild items from text: a task without an ItemCodec is refused
+    before any work, in one line saying what to implement."""
+    with pytest.raises(ConfigError) as err:
+        ExperimentConfig.from_mapping({"task": "adding", "backend": "verl", "policy": "/m"})
+    assert str(err.value).count("\n") == 0
+    assert "task 'adding-v1' declares no ItemCodec (encode_item, decode_item)" in str(err.value)
+
+
 def test_a_designer_for_another_task_is_refused_in_one_line(adding: None) -> None:
     experiment = ExperimentConfig.from_mapping(
         {

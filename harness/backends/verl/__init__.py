@@ -2,12 +2,14 @@
 
 Exported here are the pieces that need neither verl nor the experiment model: the settings, the
 target (the verl line and attention a run's trainer gets, `target`), one round's Hydra
-overrides, the batch arithmetic and what verl leaves on disk (`layout`). The backend itself is
+overrides, the batch arithmetic, what verl leaves on disk (`layout`) and how the experiment's
+task reaches verl's files (`task_feed`: its rows, its reward file). The backend itself is
 `harness.backends.verl.backend.VerlBackend` (built by `harness.backends.factory.make_backend`;
 not imported here, as `harness.experiment` imports this package for `VerlSettings`), with its
 process plumbing in `runtime`, `process`, `curves`, `generate`, `serve` and `dry_run`.
-verl itself is imported nowhere at module level: the dry run works without it;
-`harness.backends.verl.reward` is the file verl loads by path and needs only `mapf_env`.
+verl itself is imported nowhere at module level: the dry run works without it. The files verl
+loads by path are `harness.backends.verl.reward` (MAPF-FrozenLake's, needing only `mapf_env`)
+and `harness.backends.verl.task_reward` (any other task's, through the task registry).
 """
 
 from harness.backends.verl.batch_plan import BatchPlan, plan_round
@@ -31,6 +33,7 @@ from harness.backends.verl.overrides import (
 )
 from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.target import VerlTarget, resolve_target
+from harness.backends.verl.task_feed import TASK_REWARD_MODULE, TaskFeed, feed_problem, task_feed
 
 __all__ = [
     "DUMP_FILE",
@@ -39,13 +42,16 @@ __all__ = [
     "REWARD_FUNCTION",
     "REWARD_MODULE",
     "REWARD_SECTION",
+    "TASK_REWARD_MODULE",
     "VALIDATION_DUMP_EXTRA",
     "BatchPlan",
     "RoundInputs",
+    "TaskFeed",
     "VerlSettings",
     "VerlTarget",
     "build_overrides",
     "dump_file",
+    "feed_problem",
     "final_hf_model",
     "hf_model_dir",
     "hydra_value",
@@ -54,4 +60,5 @@ __all__ = [
     "plan_round",
     "resolve_target",
     "shell_command",
+    "task_feed",
 ]

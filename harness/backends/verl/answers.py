@@ -12,6 +12,7 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from envdesign_common import atomic_write_bytes
 from harness.backends import processes as process
@@ -24,22 +25,21 @@ from harness.backends.verl.generate import (
 )
 from harness.backends.verl.loads import LoadLedger
 from harness.backends.verl.runtime import VerlRuntime
-from mapf_env import Instance, render_prompt
+from tasks import Task
 
 
 def generate_answers(
-    instances: Sequence[Instance],
+    task: Task[Any, Any],
+    items: Sequence[Any],
     request: GenerateRequest,
     launch_for: Callable[[Path], Launch],
     runtime: VerlRuntime,
     ledger: LoadLedger,
 ) -> list[list[str]]:
-    """`request.n` answers per instance from one generator process."""
+    """`request.n` answers per item of `task` (its own prompts) from one generator process."""
     directory = request.prompts.parent
-    ids = [inst.id or f"#{i}" for i, inst in enumerate(instances)]
-    write_prompts(
-        request.prompts, [(i, render_prompt(x)) for i, x in zip(ids, instances, strict=True)]
-    )
+    ids = [f"#{i}" for i in range(len(items))]
+    write_prompts(request.prompts, [(i, task.prompt(x)) for i, x in zip(ids, items, strict=True)])
     request_path = directory / "request.json"
     atomic_write_bytes(request_path, request.model_dump_json(indent=2).encode("utf-8"))
     launch = launch_for(request_path)

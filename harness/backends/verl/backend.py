@@ -3,7 +3,8 @@
 Every GPU job is a fresh process (`process`), so GPU memory is released between training,
 evaluation and serving, and verl's per-process reward-module cache never outlives a round:
 
-* ``train_round`` writes the round's datasets (`mapf_env.export`) and reward entry point, then
+* ``train_round`` writes the round's datasets and reward entry point (`task_feed`: the task's
+  items as rows, their text the ground truth the reward rebuilds them from), then
   runs ``python -m verl.trainer.main_ppo`` with the round's Hydra overrides
   (`build_overrides`), or submits it as a Ray job with a `VerlRuntime.ray_address`. A crashed
   attempt is rerun with the same command and resumes from the round's latest checkpoint
@@ -11,9 +12,9 @@ evaluation and serving, and verl's per-process reward-module cache never outlive
   runs (`curves`), and the round's summary (`run_records.training_summary`) is made of them and the
   round's settings. With ``validate_in_verl`` verl also validates the round's model greedily
   after the last step (`validation`).
-* ``respond`` runs ``harness.backends.verl.generate`` (vLLM offline, `LLM.chat`); the loop
-  scores the texts with the testbed's verifier, as for every backend. The round's validation
-  is answered from verl's dump instead where it answers every instance.
+* ``respond`` runs ``harness.backends.verl.generate`` (vLLM offline, `LLM.chat`) on the task's
+  prompts; the loop judges the texts through the task, as for every backend. The round's
+  validation is answered from verl's dump instead where it answers every item.
 * ``endpoint`` starts ``vllm serve`` on 127.0.0.1 and ``release`` stops it (`serve`).
 
 Each of these processes loads a model first; ``take_overhead`` hands the loop what each load
@@ -52,7 +53,7 @@ from typing import Any, Literal
 
 from designers import Endpoint, ServedModel
 from envdesign_common import RunningValidRate, atomic_write_bytes
-from harness.backends.base import BackendOverhead, RoundTraining, require_solved
+from harness.backends.base import BackendOverhead, RoundTraining
 from harness.backends.processes import Launch
 from harness.backends.servers import DesignServers, ModelServer, free_port
 from harness.backends.verl.answers import generate_answers
@@ -61,25 +62,19 @@ from harness.backends.verl.curves import RoundCurves, logged_loss_scale
 from harness.backends.verl.generate import GenerateRequest
 from harness.backends.verl.layout import dump_file
 from harness.backends.verl.loads import LoadLedger
-from harness.backends.verl.overrides import (
-    REWARD_MODULE,
-    RoundInputs,
-    build_overrides,
-    final_hf_model,
-)
+from harness.backends.verl.overrides import RoundInputs, build_overrides, final_hf_model
 from harness.backends.verl.retention import prune_round
 from harness.backends.verl.runtime import VerlRuntime, ppo_environment
 from harness.backends.verl.serve import serve_argv
 from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.state import STATE_FILE, VerlState
 from harness.backends.verl.target import VerlTarget, resolve_target
+from harness.backends.verl.task_feed import TaskFeed, task_feed
 from harness.backends.verl.trainer_runs import TrainerRun, train_until_saved
 from harness.backends.verl.validation import PendingValidation, logged_seconds
 from harness.evaluate import experiment_suite
 from harness.experiment import ExperimentConfig
-from mapf_env import Instance, accuracy_weight, write_parquet
 from run_records import TrainStep, summarise
-from tasks.mapf_frozenlake import reward_config
 
 __all__ = ["STATE_FILE", "VerlBackend"]
 
@@ -115,6 +110,7 @@ class VerlBackend:
         self._calls = 0
         self._target = target
         self._pending: PendingValidation | None = None
+        self.feed: TaskFeed = task_feed(experiment.task_object, experiment.task_settings)
         self.initialise(0)
 
     @property
@@ -241,26 +237,25 @@ class VerlBackend:
         )
         return Launch(argv, self.root / "logs" / "ray-job-stop.log")
 
-    def write_round_files(self, inputs: RoundInputs, instances: Sequence[Instance]) -> None:
+    def write_round_files(self, inputs: RoundInputs, items: Sequence[Any]) -> None:
         """The round's training and validation parquet and its reward entry point."""
         meta = {"round": inputs.round, "run": self.run_name}
-        write_parquet(instances, inputs.train_files, split="train", metadata_extra=meta)
+        self.feed.write_rows(items, inputs.train_files, "train", meta)
         experiment = self.experiment
         suite = experiment_suite(experiment.task_object, experiment.validation, experiment.limit)
         validation = [item.item for item in suite.items]
-        write_parquet(validation, inputs.val_files, split="validation", metadata_extra=meta)
-        atomic_write_bytes(inputs.reward_path, REWARD_MODULE.read_bytes())
+        self.feed.write_rows(validation, inputs.val_files, "validation", meta)
+        atomic_write_bytes(inputs.reward_path, self.feed.reward_module.read_bytes())
 
     def train_round(
         self,
-        instances: Sequence[Instance],
+        instances: Sequence[Any],
         *,
         epochs: int,
         seed: int,
         on_step: Callable[[TrainStep], None] | None = None,
     ) -> RoundTraining:
         """One round of GRPO in verl, continuing from the previous round's model."""
-        require_solved(instances)
         self.release()
         started = time.perf_counter()
         n = self.rounds_done
@@ -269,6 +264,7 @@ class VerlBackend:
         self.write_round_files(inputs, instances)
         curves = RoundCurves(
             self.round_dir(n),
+            self.feed,
             steps_before=self.steps_done,
             running=lambda: self.running.value,
             keep_rollouts=self.settings.keep_rollouts,
@@ -293,12 +289,11 @@ class VerlBackend:
         self._expect_validation(inputs, plan)
         self.steps_done += plan.total_steps
         grpo = self.experiment.grpo
-        coefficients = reward_config(self.experiment.task_settings)
         summary = summarise(
             steps, epochs=epochs, samples=len(instances), group_size=grpo.group_size,
             learning_rate=grpo.learning_rate, kl_coef=grpo.kl_coef,
             valid_rate=inputs.valid_rate,
-            accuracy_weight=accuracy_weight(inputs.valid_rate, coefficients),
+            accuracy_weight=self.feed.task.accuracy_weight(inputs.valid_rate),
         )  # fmt: skip
         return RoundTraining(
             steps=steps,
@@ -330,7 +325,7 @@ class VerlBackend:
             return
         path = dump_file(inputs.validation_dir, plan.total_steps)
         log = self.root / "logs" / "generate.log"
-        self._pending = PendingValidation(path, self.current_model, log)
+        self._pending = PendingValidation(path, self.current_model, log, self.feed)
         attempts = (self.round_dir(inputs.round) / "metrics").glob("attempt-*.jsonl")
         metrics = sorted(attempts, key=lambda p: (len(p.name), p.name))  # attempt-2 before -10
         self.ledger.validation_seconds = logged_seconds(metrics, plan.total_steps)
@@ -363,9 +358,9 @@ class VerlBackend:
         return Launch(argv, self.root / "logs" / "generate.log")
 
     def respond(
-        self, instances: Sequence[Instance], *, samples: int = 1, greedy: bool = True, seed: int = 0
+        self, instances: Sequence[Any], *, samples: int = 1, greedy: bool = True, seed: int = 0
     ) -> list[list[str]]:
-        """`samples` answers per instance from vLLM (greedy: temperature 0).
+        """`samples` answers per item from vLLM (greedy: temperature 0).
 
         The first greedy call after a round is the round's validation: with
         ``validate_in_verl`` it is answered from verl's own validation of the round's model
@@ -386,7 +381,8 @@ class VerlBackend:
         self._calls += 1
         directory = self.root / "generate" / f"call-{os.getpid()}-{self._calls:04d}"
         request = self.generate_request(directory, samples, greedy, seed)
-        return generate_answers(instances, request, self.generate_launch, self.runtime, self.ledger)
+        return generate_answers(self.feed.task, instances, request, self.generate_launch,
+                                self.runtime, self.ledger)  # fmt: skip
 
     # --- serving --------------------------------------------------------------------------
 

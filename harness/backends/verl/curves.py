@@ -68,6 +68,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.backends.verl.rollout_dumps import Dump, DumpFiles
+from harness.backends.verl.task_feed import TaskFeed
 from run_records import TrainStep
 
 if TYPE_CHECKING:
@@ -131,6 +132,8 @@ def _number(data: dict[str, Any], key: str, default: float) -> float:
 class RoundCurves:
     """The steps of one round, gathered as verl writes them (see the module docstring).
 
+    `feed` judges a dumped response where verl's dump does not carry the reward's verdict.
+
     `loss_scale` is `logged_loss_scale`'s factor; `responses_per_step` (prompts per step x n)
     tells a complete dump from one still being written; `dumps_trail_metrics` says that dumps
     may come after their step's metrics line (verl 0.9).
@@ -139,6 +142,7 @@ class RoundCurves:
     def __init__(
         self,
         round_dir: Path,
+        feed: TaskFeed,
         *,
         steps_before: int,
         running: Callable[[], float],
@@ -161,7 +165,7 @@ class RoundCurves:
         self._offsets: dict[Path, int] = {}
         self._attempt: int | None = None
         self._done = 0  # the latest verl step whose dump was complete in this attempt
-        self.dumps = DumpFiles(self.rollout_dir)
+        self.dumps = DumpFiles(self.rollout_dir, feed)
         self._load_record()
 
     @property

@@ -27,13 +27,13 @@ from harness.backends.verl.batch_plan import BatchPlan
 from harness.backends.verl.budget import Weights, describe_overhead, weights
 from harness.backends.verl.footprint import describe_disk
 from harness.backends.verl.layout import dump_file
-from harness.backends.verl.overrides import REWARD_MODULE, RoundInputs, hf_model_dir
+from harness.backends.verl.overrides import RoundInputs, hf_model_dir
 from harness.backends.verl.runtime import VerlRuntime
 from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.target import VerlTarget, resolve_target
 from harness.backends.verl.versions import UnsupportedVerl
+from harness.evaluate import experiment_suite
 from harness.experiment import ExperimentConfig
-from mapf_env import load_suite
 
 CONTINUATION = " \\\n    "
 
@@ -120,7 +120,8 @@ def _round_zero_files(
 ) -> list[str]:
     """Round 0's batch arithmetic, the files it writes and its training command."""
     rows = experiment.samples_per_round
-    validation = len(load_suite(experiment.validation).items)
+    task = experiment.task_object
+    validation = len(experiment_suite(task, experiment.validation, experiment.limit).items)
     metrics = inputs.checkpoint_dir.parent / "metrics" / "attempt-1.jsonl"
     return [
         f"# round 0: {rows} rows / {plan.prompts_per_step} prompts per step = "
@@ -131,9 +132,9 @@ def _round_zero_files(
         "### files written before training",
         f"{run.config_file}  ({run.start})",
         _indent(run.config_yaml),
-        f"{inputs.train_files}  ({rows} rows: the round's instances, verl's RL schema)",
+        f"{inputs.train_files}  ({rows} rows: the round's items, verl's RL schema)",
         f"{inputs.val_files}  ({validation} rows: suite {experiment.validation!r})",
-        f"{inputs.reward_path}  (a copy of {REWARD_MODULE})",
+        f"{inputs.reward_path}  (a copy of {backend.feed.reward_module})",
         "### train round 0",
         _command(backend.train_launch(inputs, metrics)[0]),
         f"# the round's model, where round 1 starts: "

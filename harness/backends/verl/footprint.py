@@ -324,7 +324,7 @@ def disk_budget(
     """The comparison's budget: `runs` (default: designers x seeds), `concurrent` of them at
     once; `ValueError` where the recipe's batches do not work out (`plan_round`)."""
     from harness.backends.verl.batch_plan import plan_round
-    from mapf_env import load_suite
+    from harness.evaluate import experiment_suite
 
     s = verl_section(experiment)
     runs = len(experiment.designers) * len(experiment.seeds) if runs is None else runs
@@ -334,7 +334,8 @@ def disk_budget(
     saves = -(-plan.total_steps // plan.save_freq)  # verl also saves the last step
     held = saves if s.max_actor_ckpt_to_keep is None else min(s.max_actor_ckpt_to_keep, saves)
     in_flight = held + (1 if line == "0.9" and s.max_actor_ckpt_to_keep == 1 and saves > 1 else 0)
-    datasets = (rows + len(load_suite(experiment.validation).items)) * DATASET_BYTES_PER_ROW
+    suite = experiment_suite(experiment.task_object, experiment.validation, experiment.limit)
+    datasets = (rows + len(suite.items)) * DATASET_BYTES_PER_ROW
     per_step = plan.samples_per_step * (s.max_prompt_length + s.max_response_length)
     per_step *= BYTES_PER_TOKEN
     rollouts_kept = per_step * plan.total_steps if s.keep_rollouts else 0

@@ -58,8 +58,8 @@ from harness.backends.verl.layout import (
 )
 from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.target import VerlTarget, default_target
+from harness.backends.verl.task_feed import REWARD_MODULE, task_feed
 from harness.backends.verl.versions import VerlLine
-from tasks.mapf_frozenlake import reward_config
 
 if TYPE_CHECKING:
     from harness.experiment import ExperimentConfig
@@ -84,7 +84,6 @@ __all__ = [
 ]
 
 MAIN_PPO = "verl.trainer.main_ppo"
-REWARD_MODULE = Path(__file__).resolve().with_name("reward.py")
 """The reward entry point verl loads by path (`harness.backends.verl.reward`)."""
 REWARD_FUNCTION = "compute_score"
 
@@ -95,7 +94,7 @@ class RoundInputs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     round: int = Field(ge=0, description="Round index (0 = the first round).")
-    train_files: Path = Field(description="The round's training parquet (mapf_env.export).")
+    train_files: Path = Field(description="The round's training parquet (`task_feed`).")
     val_files: Path = Field(
         description="The validation parquet: verl requires one, and validates on it once "
         "after the last step when validation_dir is set."
@@ -261,15 +260,16 @@ def _rollout(experiment: ExperimentConfig, s: VerlSettings, t: VerlTarget) -> Pa
 
 
 def _reward(experiment: ExperimentConfig, inputs: RoundInputs, line: VerlLine) -> Pairs:
-    """The reward file, and the task's reward coefficients (``task_settings.reward``) as its
-    keywords."""
+    """The reward file, and its keywords (`task_feed`): MAPF-FrozenLake's reward coefficients
+    (``task_settings.reward``), or another task's id and settings."""
     section = REWARD_SECTION[line]
     pairs: Pairs = [
         (f"{section}.path", inputs.reward_path.absolute()),
         (f"{section}.name", REWARD_FUNCTION),
         (f"+{section}.reward_kwargs.valid_rate", inputs.valid_rate),
     ]
-    for name, value in reward_config(experiment.task_settings).model_dump().items():
+    feed = task_feed(experiment.task_object, experiment.task_settings)
+    for name, value in feed.reward_kwargs.items():
         pairs.append((f"+{section}.reward_kwargs.{name}", value))
     return pairs
 

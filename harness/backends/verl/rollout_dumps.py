@@ -15,10 +15,10 @@ response. How and when, read in its sources:
   a line, or short of lines. The one writer thread takes dumps in submission order, and the
   executor is drained before the trainer returns. The default (v1) trainer dumps only
   ``uid`` besides verl's own keys (``input``, ``output``, ``gts``, ``score``, ``step``), so
-  there the verdict is recomputed from ``output`` and ``gts`` (the instance JSON of the row)
-  with the testbed's verifier, as the reward function computed it. Where a batch does not
-  divide into the actor's mini-batches it is padded with synthetic responses whose ``uid``
-  starts with ``pad`` (``trainer/ppo/padding_utils.py``); they are not counted.
+  there the verdict is recomputed from ``output`` and ``gts`` (the item's text in the row)
+  with the task's own judge, as the reward function computed it (`task_feed`). Where a batch
+  does not divide into the actor's mini-batches it is padded with synthetic responses whose
+  ``uid`` starts with ``pad`` (``trainer/ppo/padding_utils.py``); they are not counted.
 
 A dump is *complete* when it ends at a line's end and holds at least the step's number of
 responses (prompts per step x n); it is *final* (its writer is done with it) when it is
@@ -32,12 +32,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from harness.backends.verl.layout import OUTPUT_KEY, TRUTH_KEY, dump_file
-from mapf_env import Instance, instance_from_ground_truth, verify
+from harness.backends.verl.task_feed import TaskFeed
 
 __all__ = ["Dump", "DumpFiles", "read_dump"]
 
@@ -78,18 +77,13 @@ class Dump:
         return self.valid / self.rows if self.rows else 0.0
 
 
-@lru_cache(maxsize=8192)
-def _instance(ground_truth: str) -> Instance:
-    return instance_from_ground_truth(ground_truth)
-
-
-def verdict(row: dict[str, Any]) -> float | None:
+def verdict(row: dict[str, Any], feed: TaskFeed) -> float | None:
     """1.0 or 0.0 for one response, None when the row says nothing to judge it by.
 
-    The reward's own ``valid`` where the dump has it (0.6.1); else the verifier's verdict on
-    ``output`` for the instance in ``gts`` (0.9.1's v1 trainer). `mapf_env.AnswerKeyError` (a
-    plan cheaper than the recorded optimum) is let through: the reward raises it too, for a
-    dataset that must stop the run.
+    The reward's own ``valid`` where the dump has it (0.6.1); else the task's verdict on
+    ``output`` for the item in ``gts`` (0.9.1's v1 trainer). What judging raises is let
+    through (MAPF-FrozenLake's `mapf_env.AnswerKeyError`, a plan cheaper than the recorded
+    optimum): the reward raises it too, for a dataset that must stop the run.
     """
     flag = row.get(VALID_KEY)
     if isinstance(flag, bool | int | float):
@@ -98,10 +92,10 @@ def verdict(row: dict[str, Any]) -> float | None:
     if not isinstance(truth, str) or not isinstance(output, str):
         return None
     try:
-        instance = _instance(truth)
+        item = feed.decode(truth)
     except ValueError:
         return None
-    return 1.0 if verify(instance, output).valid else 0.0
+    return 1.0 if feed.task.judge(item, output).valid else 0.0
 
 
 def _padding(row: dict[str, Any]) -> bool:
@@ -109,9 +103,10 @@ def _padding(row: dict[str, Any]) -> bool:
     return isinstance(uid, str) and uid.startswith(PADDING_UID)
 
 
-def read_dump(path: Path, expected: int | None = None) -> Dump | None:
+def read_dump(path: Path, feed: TaskFeed, expected: int | None = None) -> Dump | None:
     """The dump at `path` as it is now; None when there is no file. Verdicts are computed only
-    once the dump is complete for `expected` responses (a partial one is re-read later)."""
+    once the dump is complete for `expected` responses (a partial one is re-read later), each
+    through `feed`'s task where the row does not carry it."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -135,7 +130,7 @@ def read_dump(path: Path, expected: int | None = None) -> Dump | None:
     dump = Dump(len(rows), 0.0, padding, end == len(data) and end > 0)
     if not dump.complete(expected):
         return dump
-    flags = [verdict(row) for row in rows]
+    flags = [verdict(row, feed) for row in rows]
     if any(flag is None for flag in flags):
         missing = flags.index(None) + 1
         return Dump(dump.rows, 0.0, padding, True, f"response {missing} has no verdict")
@@ -153,8 +148,9 @@ def _stat(path: Path) -> StatKey | None:
 class DumpFiles:
     """A round's dump directory, with the files an exited trainer process left told apart."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, feed: TaskFeed) -> None:
         self.directory = directory
+        self.feed = feed
         self._seen: dict[int, StatKey] = {}
         self._stale: dict[int, StatKey] = {}
 
@@ -191,7 +187,7 @@ class DumpFiles:
 
     def read(self, step: int, expected: int | None) -> Dump | None:
         """The dump of `step` if it is fresh, else None."""
-        return read_dump(self.path(step), expected) if self.fresh(step) else None
+        return read_dump(self.path(step), self.feed, expected) if self.fresh(step) else None
 
     def delete(self, step: int) -> None:
         self.path(step).unlink(missing_ok=True)

@@ -59,6 +59,12 @@ def config_problems(policy: str, precision: str) -> list[str]:
     return language_model_problems("verl", policy, precision, "its own section")
 
 
+def task_problem(task: Any) -> str | None:
+    from harness.backends.verl.task_feed import feed_problem
+
+    return feed_problem(task)
+
+
 def check_installed(experiment: ExperimentConfig, ray_address: str | None) -> None:
     from harness.backends.verl.runtime import VerlRuntime
 
@@ -107,8 +113,10 @@ def machine_findings(experiment: ExperimentConfig, probe: Any, **options: Any) -
 
 SPEC = BackendSpec(
     name="verl",
-    tasks=("mapf-frozenlake",),  # its dataset, prompts and reward function are MAPF-FrozenLake's
-    description="GRPO on GPUs with verl, answers and serving with vLLM (the paper's recipe)",
+    tasks=None,  # any task whose items travel as text to its reward workers (task_problem)
+    task_problem=task_problem,
+    description="GRPO on GPUs with verl, answers and serving with vLLM (the paper's recipe); "
+    "a task's items reach its reward workers as text (tasks.ItemCodec)",
     build=build,
     settings=VerlSettings,
     serves_models=True,

@@ -18,13 +18,13 @@ read in its sources:
   ``max_tokens``. So the answers are the ones a separate greedy vLLM pass would give, up to the
   floating-point differences any two vLLM engines with different batch layouts can show.
 * The dump (`layout`): one JSON line per answer with ``output`` (the decoded answer, special
-  tokens skipped) and ``gts`` (the row's ``reward_model.ground_truth``: the instance as
-  `mapf_env.export` wrote it), among others. 0.6.1 keeps the set's order, 0.9.1 orders by a
-  random uid, so rows are matched to instances by the instance rebuilt from ``gts`` (its id,
-  then the whole instance), never by position. 0.9.1 writes dumps from a thread drained before
-  the trainer exits; the backend reads the file only after the training process ended.
+  tokens skipped) and ``gts`` (the row's ``reward_model.ground_truth``: the item's text as the
+  task wrote it, `task_feed`), among others. 0.6.1 keeps the set's order, 0.9.1 orders by a
+  random uid, so rows are matched to items by that text, never by position. 0.9.1 writes dumps
+  from a thread drained before the trainer exits; the backend reads the file only after the
+  training process ended.
 
-`read_dump` accepts a dump only when it answers every asked instance exactly once; otherwise
+`read_dump` accepts a dump only when it answers every asked item exactly once; otherwise
 it says what is missing, and the backend answers with a separate vLLM pass and writes why into
 its log and the round's record -- never a report from part of the suite.
 """
@@ -35,40 +35,43 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from harness.backends.verl.layout import OUTPUT_KEY, TRUTH_KEY
-from mapf_env import Instance, instance_from_ground_truth
+from harness.backends.verl.task_feed import TaskFeed
 
 TESTING_SECONDS = "timing_s/testing"
 """verl's timer of ``_validate()`` in a step's metrics (both lines)."""
 
 
-def read_dump(path: Path, instances: Sequence[Instance]) -> tuple[list[str] | None, str]:
-    """The dump's answer for each of `instances`, in order, or None and why not."""
+def read_dump(path: Path, items: Sequence[Any], feed: TaskFeed) -> tuple[list[str] | None, str]:
+    """The dump's answer for each of `items`, in order, or None and why not."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:
         return None, f"verl wrote no validation dump at {path}"
-    found: dict[str, list[tuple[Instance, str]]] = {}
+    found: dict[str, list[str]] = {}
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-            inst = instance_from_ground_truth(str(row[TRUTH_KEY]))
-            answer = str(row[OUTPUT_KEY])
+            truth, answer = row[TRUTH_KEY], row[OUTPUT_KEY]
         except (ValueError, KeyError, TypeError) as err:
             return None, f"{path} line {number} does not read ({type(err).__name__}: {err})"
-        found.setdefault(inst.id or "", []).append((inst, answer))
+        if not isinstance(truth, str) or not isinstance(answer, str):
+            return (
+                None,
+                f"{path} line {number} does not read (its {TRUTH_KEY} or {OUTPUT_KEY} is not text)",
+            )
+        found.setdefault(truth, []).append(answer)
     answers = []
-    for i, inst in enumerate(instances):
-        rows = found.get(inst.id or "", [])
+    for i, item in enumerate(items):
+        rows = found.get(feed.truth(item), [])
         if len(rows) != 1:
             what = "no answer" if not rows else f"{len(rows)} answers (val_kwargs.n must be 1)"
-            return None, f"{path} has {what} for instance {inst.id or f'#{i}'}"
-        if rows[0][0] != inst:
-            return None, f"{path} answers another instance under the id {inst.id}"
-        answers.append(rows[0][1])
+            return None, f"{path} has {what} for item #{i} of the validation suite"
+        answers.append(rows[0])
     return answers, f"{len(answers)} answers from {path}"
 
 
@@ -93,16 +96,16 @@ def logged_seconds(metrics: Sequence[Path], step: int, key: str = TESTING_SECOND
 class PendingValidation:
     """A finished round's validation dump, waiting for the round's evaluation to ask for it."""
 
-    def __init__(self, path: Path, model: str, log: Path) -> None:
-        self.path, self.model, self.log = path, model, log
+    def __init__(self, path: Path, model: str, log: Path, feed: TaskFeed) -> None:
+        self.path, self.model, self.log, self.feed = path, model, log, feed
 
-    def answers(self, instances: Sequence[Instance], model: str) -> tuple[list[str] | None, str]:
-        """The dump's answers for `instances` from `model`, or None; and one line saying which
+    def answers(self, items: Sequence[Any], model: str) -> tuple[list[str] | None, str]:
+        """The dump's answers for `items` from `model`, or None; and one line saying which
         (also appended to the log)."""
         if model != self.model:
             answers, why = None, f"the dump is {self.model}'s, the answers are asked of {model}"
         else:
-            answers, why = read_dump(self.path, instances)
+            answers, why = read_dump(self.path, items, self.feed)
         if answers is not None:
             line = f"validation answers from verl's own validation, no vLLM load: {why}"
         else:

@@ -10,8 +10,10 @@ from harness.backends.verl import RoundInputs, build_overrides
 from harness.backends.verl.runtime import VerlRuntime
 from harness.backends.verl.settings import VerlSettings
 from harness.backends.verl.target import VerlTarget, resolve_target
+from harness.backends.verl.task_feed import TaskFeed, task_feed
 from harness.experiment import ExperimentConfig
 from mapf_env import Instance, RewardConfig, read_records, write_parquet
+from tasks import create_task
 from tasks.mapf_frozenlake import MapfSettings
 
 REPO = Path(__file__).resolve().parents[3]
@@ -21,6 +23,9 @@ VALID_RATE = 0.4
 """The running valid rate the reward tests' round hands the reward (its accuracy weight)."""
 REWARD = RewardConfig(gap_coef=0.5, budget_tokens=64, w_min=0.6)
 """The reward tests' settings, away from the defaults so a dropped keyword shows."""
+MAPF_FEED: TaskFeed = task_feed(create_task("mapf-frozenlake"), None)
+"""MAPF-FrozenLake as verl's files carry it: what judges a dumped response and matches a
+validation dump's rows."""
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}<|end|>\n{% endfor %}"
@@ -98,24 +103,28 @@ def round_config(
 
 
 def reward_batch(cases: list[tuple[str, Instance, str]], tokenizer: Any, tmp_path: Path) -> Any:
+    """`rows_batch` of the testbed's own parquet of the cases' instances."""
+    path = tmp_path / "batch.parquet"
+    write_parquet([inst for _, inst, _ in cases], path)
+    return rows_batch(read_records(path), [text for _, _, text in cases], tokenizer)
+
+
+def rows_batch(rows: list[dict[str, Any]], texts: list[str], tokenizer: Any) -> Any:
     """What the trainer hands the reward code after a rollout (a verl `DataProto`): left-padded
-    prompts, right-padded responses ending in EOS, one attention mask, and the parquet's
-    non-tensor columns, read back from a parquet the testbed wrote as verl's dataset reads it.
-    Returns the batch and each response's token count."""
+    prompts, right-padded responses (`texts`, one per row) ending in EOS, one attention mask,
+    and the rows' non-tensor columns, as verl's dataset reads them from the parquet. Returns
+    the batch and each response's token count."""
     import numpy as np
     import torch
     from verl import DataProto
 
-    path = tmp_path / "batch.parquet"
-    write_parquet([inst for _, inst, _ in cases], path)
-    rows = read_records(path)
     prompts = [
         tokenizer.apply_chat_template(
             row["prompt"], add_generation_prompt=True, tokenize=True, return_dict=False
         )
         for row in rows
     ]
-    responses = [[*tokenizer.encode(text), tokenizer.eos_token_id] for _, _, text in cases]
+    responses = [[*tokenizer.encode(text), tokenizer.eos_token_id] for text in texts]
     p_len, r_len = max(map(len, prompts)), max(map(len, responses))
     pad = tokenizer.pad_token_id
     prompt_ids = torch.tensor([[pad] * (p_len - len(p)) + p for p in prompts])
@@ -139,3 +148,22 @@ def reward_batch(cases: list[tuple[str, Instance, str]], tokenizer: Any, tmp_pat
         },
     )
     return data, [len(r) for r in responses]
+
+
+def tiny_model_dir(path: Path, tokenizer: Any) -> Path:
+    """A Hugging Face directory at `path` with a tiny Qwen3 config and `tokenizer` (no weights:
+    only verl's config checks and tokenizer loads read it)."""
+    from transformers import Qwen3Config
+
+    Qwen3Config(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        architectures=["Qwen3ForCausalLM"],
+    ).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path

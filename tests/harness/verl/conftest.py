@@ -34,7 +34,7 @@ from harness.backends.verl.versions import (
 from harness.doctor.probes import installed_version
 from harness.experiment import ExperimentConfig
 from mapf_env import EnvConfig, Instance, generate, reference_answer, write_parquet
-from tests.harness.verl.cases import CHAT_TEMPLATE, PAPER_PRESET, golden_cases
+from tests.harness.verl.cases import CHAT_TEMPLATE, PAPER_PRESET, golden_cases, tiny_model_dir
 
 VERL_MISSING = importlib.util.find_spec("verl") is None
 SKIP_REASON = (
@@ -44,6 +44,7 @@ SKIP_REASON = (
 CI_JOB: dict[VerlLine, str] = {"0.6": ".ci/verl", "0.9": ".ci/verl-current"}
 LINE_ONLY: dict[str, VerlLine] = {
     "test_verl_reward_manager.py": "0.6",
+    "test_verl_task_reward_manager.py": "0.6",
     "test_dry_run.py": "0.6",
 }
 """Modules for one line only where a verl is installed: 0.6's reward manager (0.9's reward loop
@@ -179,23 +180,8 @@ def tokenizer(scored_cases: list[tuple[str, Instance, str]]) -> Any:
 
 @pytest.fixture(scope="session")
 def model_dir(tmp_path_factory: pytest.TempPathFactory, tokenizer: Any) -> Path:
-    """A Hugging Face directory with a tiny Qwen3 config and the tokenizer (no weights: only
-    verl's config checks read it)."""
-    from transformers import Qwen3Config
-
-    path = tmp_path_factory.mktemp("tiny-qwen3")
-    Qwen3Config(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=8,
-        architectures=["Qwen3ForCausalLM"],
-    ).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
+    """A Hugging Face directory with a tiny Qwen3 config and the tokenizer (`tiny_model_dir`)."""
+    return tiny_model_dir(tmp_path_factory.mktemp("tiny-qwen3"), tokenizer)
 
 
 @pytest.fixture

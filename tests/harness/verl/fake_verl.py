@@ -6,8 +6,9 @@ path, with the ``reward_kwargs``), and for every step of the round (rows // trai
 per epoch, times total_epochs), resuming after ``latest_checkpointed_iteration.txt`` with
 ``resume_mode=auto``:
 
-* scores ``rollout.n`` answers per prompt -- the reference plan for even rows, prose for odd
-  ones -- with the reward function and dumps them to ``rollout_data_dir/<step>.jsonl``;
+* scores ``rollout.n`` answers per prompt -- the task's reference answer for even rows, prose
+  for odd ones -- with the reward function and dumps them to ``rollout_data_dir/<step>.jsonl``
+  (the task: the one the reward's keywords name, else MAPF-FrozenLake);
 * writes the step's metrics as verl's ``file`` logger does (``$VERL_FILE_LOGGER_PATH``, mode w),
   under verl 0.6.1's keys: the KL as ``actor/kl_loss`` only when it is in the loss, as
   ``actor/reward_kl_penalty`` only when it is in the reward;
@@ -46,8 +47,7 @@ from typing import Any
 import pyarrow.parquet as pq
 from stand_in import answer
 
-from mapf_env import read_parquet, reference_answer
-from mapf_env.export import instance_from_record, read_records
+from tasks import DEFAULT_TASK, create_task
 
 WATCHED_ENV = (
     "NCCL_CUMEM_ENABLE",
@@ -98,10 +98,19 @@ def validates(cfg: dict[str, Any], step: int, total: int) -> bool:
     return freq > 0 and (step == total or step % freq == 0)
 
 
-def validate(cfg: dict[str, Any], step: int, compute_score: Any, kwargs: dict[str, Any]) -> float:
+def task_of(kwargs: dict[str, Any]) -> Any:
+    """The task the reward's keywords name (MAPF-FrozenLake's reward names none)."""
+    if "task" not in kwargs:
+        return create_task(DEFAULT_TASK)
+    return create_task(kwargs["task"], json.loads(kwargs["task_settings"]) or None)
+
+
+def validate(
+    cfg: dict[str, Any], step: int, compute_score: Any, kwargs: dict[str, Any], task: Any
+) -> float:
     """`_validate` and `_dump_generations`: the dump of `step`, and the seconds it took."""
     started = time.perf_counter()
-    records = read_records(cfg["data.val_files"])
+    records = pq.read_table(cfg["data.val_files"]).to_pylist()
     random.Random(cfg.get("data.seed", 1) + step).shuffle(records)  # the shuffling dataloader
     model = str(Path(cfg["trainer.default_local_dir"]) / f"global_step_{step}" / "actor"
                 / "huggingface")  # fmt: skip
@@ -109,7 +118,7 @@ def validate(cfg: dict[str, Any], step: int, compute_score: Any, kwargs: dict[st
     lines = []
     for record in records:
         truth = record["reward_model"]["ground_truth"]
-        text = answer(model, instance_from_record(record))
+        text = answer(model, task.decode_item(truth), task)
         for _ in range(n):
             info = record["extra_info"]
             score = compute_score(record["data_source"], text, truth, info, **kwargs)
@@ -131,6 +140,7 @@ def main(argv: list[str]) -> int:
         if k.startswith("custom_reward_function.reward_kwargs.")
     }
     compute_score = load_reward(cfg)
+    task = task_of(kwargs)
     train = Path(cfg["data.train_files"])
     rows = pq.read_metadata(train).num_rows
     batch, n = int(cfg["data.train_batch_size"]), int(cfg["actor_rollout_ref.rollout.n"])
@@ -163,22 +173,24 @@ def main(argv: list[str]) -> int:
     if Path(model).is_absolute() and not (Path(model) / "config.json").is_file():
         print(f"no model at {model}", file=sys.stderr)
         return 1
-    instances = read_parquet(train)
+    records = pq.read_table(train).to_pylist()
     rollouts = Path(cfg["trainer.rollout_data_dir"])
     rollouts.mkdir(parents=True, exist_ok=True)
     crash_at = int(os.environ.get("FAKE_VERL_CRASH_AT", "0"))
     marker = ckpt / "fake_verl_crashed"
     logger = open(os.environ["VERL_FILE_LOGGER_PATH"], "w")  # noqa: SIM115 (as verl: mode w)
     if start == 1 and validates(cfg, 0, total):
-        validate(cfg, 0, compute_score, kwargs)
+        validate(cfg, 0, compute_score, kwargs, task)
     for step in range(start, total + 1):
         epoch = (step - 1) // per_epoch
         lo = ((step - 1) % per_epoch) * batch
         lines, scores = [], []
-        for row, inst in enumerate(instances[lo : lo + batch], lo):
-            text = reference_answer(inst) if row % 2 == 0 else "I cannot solve this one."
+        for row, record in enumerate(records[lo : lo + batch], lo):
+            truth = record["reward_model"]["ground_truth"]
+            reference = task.reference_answer(task.decode_item(truth)) or ""
+            text = reference if row % 2 == 0 else "I cannot solve this one."
             for _ in range(n):
-                score = compute_score("mapf_frozenlake", text, inst.model_dump_json(), {}, **kwargs)
+                score = compute_score(record["data_source"], text, truth, {}, **kwargs)
                 scores.append(score["score"])
                 lines.append(json.dumps({"input": "...", "output": text, **score, "step": step}))
         if step != int(os.environ.get("FAKE_VERL_SKIP_DUMP_AT", "0")):
@@ -198,7 +210,7 @@ def main(argv: list[str]) -> int:
             metrics["actor/reward_kl_penalty"] = 0.002 * step
             metrics["actor/reward_kl_penalty_coeff"] = cfg["algorithm.kl_ctrl.kl_coef"]
         if validates(cfg, step, total):  # after the update, before the checkpoint (0.6.1)
-            metrics["timing_s/testing"] = validate(cfg, step, compute_score, kwargs)
+            metrics["timing_s/testing"] = validate(cfg, step, compute_score, kwargs, task)
         logger.write(json.dumps({"step": step, "data": metrics}) + "\n")
         if step == crash_at and (os.environ.get("FAKE_VERL_CRASH_ALWAYS") or not marker.exists()):
             marker.touch()

@@ -25,7 +25,7 @@ from harness.backends.verl.rollout_dumps import read_dump
 from harness.backends.verl.settings import VerlSettings, verl_section
 from harness.experiment import ExperimentConfig
 from mapf_env import EnvConfig, Instance, generate, reference_answer, verify
-from tests.harness.verl.cases import PAPER_PRESET
+from tests.harness.verl.cases import MAPF_FEED, PAPER_PRESET
 from tests.harness.verl.loss_logs import (
     Replica,
     file_logger_061,
@@ -50,7 +50,7 @@ def instances() -> tuple[Instance, ...]:
 
 
 def curves(tmp_path: Path, **kw: Any) -> RoundCurves:
-    made = RoundCurves(tmp_path, steps_before=0, running=lambda: 0.125, **kw)
+    made = RoundCurves(tmp_path, MAPF_FEED, steps_before=0, running=lambda: 0.125, **kw)
     made.metrics_dir.mkdir(exist_ok=True)
     made.rollout_dir.mkdir(exist_ok=True)
     return made
@@ -90,7 +90,7 @@ def test_a_0_6_1_metrics_file_reads_as_the_true_mean_micro_batch_loss(tmp_path: 
     # steps.jsonl holds the corrected values; a later harness process replays them as stored
     (row,) = [json.loads(line) for line in read.record.read_text().splitlines()]
     assert row["loss"] == pytest.approx(true_pg) and row[ESTIMATED] is True  # no dump
-    again = RoundCurves(tmp_path, steps_before=0, running=lambda: 0.0, loss_scale=64.0)
+    again = RoundCurves(tmp_path, MAPF_FEED, steps_before=0, running=lambda: 0.0, loss_scale=64.0)
     assert [s.loss for s in again.replay()] == [step.loss]
 
 
@@ -159,7 +159,7 @@ def test_verdicts_are_the_verifiers_when_the_dump_has_no_reward_keys(
 ) -> None:
     path = tmp_path / "1.jsonl"
     path.write_text("".join(rows(instances, valid=5)))
-    dump = read_dump(path, RESPONSES)
+    dump = read_dump(path, MAPF_FEED, RESPONSES)
     assert dump is not None and dump.complete(RESPONSES)
     assert dump.rate == 5 / RESPONSES
     assert verify(instances[0], reference_answer(instances[0])).valid  # what "valid" means

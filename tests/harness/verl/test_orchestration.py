@@ -34,6 +34,7 @@ from harness.loop import run_designer
 from harness.run_dir import RunDir
 from run_records import TrainStep
 from tests.designers.openai_server import FAST
+from tests.harness.verl.cases import MAPF_FEED
 
 HERE = Path(__file__).resolve().parent
 FAKE_VERL, FAKE_VLLM, FAKE_RAY = HERE / "fake_verl.py", HERE / "fake_vllm.py", HERE / "fake_ray.py"
@@ -336,7 +337,7 @@ def test_a_server_that_fails_or_hangs_is_reported_and_stopped(
 
 
 def test_curves_read_only_whole_lines_and_never_hold_a_nan(tmp_path: Path) -> None:
-    curves = RoundCurves(tmp_path, steps_before=10, running=lambda: 0.25)
+    curves = RoundCurves(tmp_path, MAPF_FEED, steps_before=10, running=lambda: 0.25)
     curves.metrics_dir.mkdir()
     curves.rollout_dir.mkdir()
     (curves.rollout_dir / "1.jsonl").write_text('{"valid": 1.0}\n{"valid": 0.0}\n')
@@ -349,8 +350,8 @@ def test_curves_read_only_whole_lines_and_never_hold_a_nan(tmp_path: Path) -> No
         f.write('ta": {"critic/score/mean": NaN}}\n')
     (second,) = curves.poll(1)
     assert second.valid_rate == 0.25 and second.reward == 0.0  # no dump: the running rate
-    assert [s.step for s in RoundCurves(tmp_path, steps_before=10, running=lambda: 0).replay()] \
-        == [10, 11]  # fmt: skip
+    replayed = RoundCurves(tmp_path, MAPF_FEED, steps_before=10, running=lambda: 0).replay()
+    assert [s.step for s in replayed] == [10, 11]
 
 
 def test_generation_files_round_trip_and_mismatches_are_named(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from harness.run_dir import RunDir
 from harness_cli import app
 from mapf_env import Instance, load_suite
 from tasks.mapf_frozenlake import MapfFrozenLake
+from tests.harness.verl.cases import MAPF_FEED
 from tests.harness.verl.test_orchestration import (
     POLICY,
     STEPS,
@@ -94,7 +95,8 @@ def test_the_dump_gives_the_separate_passes_answers_and_spares_its_load(
     assert from_dump == separate  # the same numbers, size by size
     assert 0.4 < from_dump.overall.valid_rate < 0.6
     path = dump_file(backend.round_dir(0) / "validation", STEPS)
-    assert read_dump(path, suite)[0] == separate_pass(backend, suite)  # and the same texts
+    same = read_dump(path, suite, MAPF_FEED)[0] == separate_pass(backend, suite)
+    assert same  # and the same texts
 
     overhead = backend.take_overhead()
     assert [load.kind for load in overhead.loads] == ["training"]
@@ -113,7 +115,7 @@ def test_the_dump_is_read_the_way_verl_writes_it(
     assert {r["step"] for r in rows} == {STEPS} and len(rows) == len(suite)
     ids = [json.loads(r[TRUTH_KEY])["id"] for r in rows]
     assert ids != [inst.id for inst in suite]  # another order: matched by ground truth
-    answers, why = read_dump(path, suite)
+    answers, why = read_dump(path, suite, MAPF_FEED)
     assert answers is not None and f"{len(suite)} answers" in why
 
 
@@ -123,15 +125,16 @@ def test_an_incomplete_dump_falls_back_to_vllm_and_says_why(
     backend = trained(tmp_path, data)
     path = dump_file(backend.round_dir(0) / "validation", STEPS)
     lines = path.read_text().splitlines()
-    dropped = json.loads(json.loads(lines[0])[TRUTH_KEY])["id"]
+    dropped_id = json.loads(json.loads(lines[0])[TRUTH_KEY])["id"]
+    dropped = f"#{[inst.id for inst in suite].index(dropped_id)}"
     path.write_text("\n".join(lines[1:]) + "\n")
     report = validation_report(MAPF, backend, MAPF.suite("validation").items, seed=0)
     assert len(generations(logs["vllm"])) == 1  # answered by vLLM instead
     log = (backend.root / "logs" / "generate.log").read_text()
-    assert f"separate vLLM pass: {path} has no answer for instance {dropped}" in log
+    assert f"separate vLLM pass: {path} has no answer for item {dropped} of the" in log
     overhead = backend.take_overhead()
     assert [load.kind for load in overhead.loads] == ["training", "evaluation"]
-    assert any(f"no answer for instance {dropped}" in note for note in overhead.notes)
+    assert any(f"no answer for item {dropped} of the" in note for note in overhead.notes)
     assert report == validation_report(
         MAPF, backend, MAPF.suite("validation").items, seed=0
     )  # the dump is asked once only
@@ -142,10 +145,11 @@ def test_the_dump_is_of_the_current_model_only(
 ) -> None:
     backend = trained(tmp_path, data, rounds=2)
     path = dump_file(backend.round_dir(1) / "validation", STEPS)
-    assert read_dump(path, suite)[0] == separate_pass(backend, suite)
+    assert read_dump(path, suite, MAPF_FEED)[0] == separate_pass(backend, suite)
     old = dump_file(backend.round_dir(0) / "validation", STEPS)
-    assert read_dump(old, suite)[0] != read_dump(path, suite)[0]  # the texts name the model
-    pending = PendingValidation(old, "round-0-model", tmp_path / "log")
+    old_answers = read_dump(old, suite, MAPF_FEED)[0]
+    assert old_answers != read_dump(path, suite, MAPF_FEED)[0]  # the texts name the model
+    pending = PendingValidation(old, "round-0-model", tmp_path / "log", MAPF_FEED)
     answers, why = pending.answers(suite, backend.current_model)
     assert answers is None and "asked of" in why
 

@@ -20,6 +20,7 @@ from verl.utils.tracking import FileLogger
 
 from harness.backends.verl.curves import RoundCurves, logged_loss_scale
 from harness.backends.verl.versions import VerlLine
+from tests.harness.verl.cases import MAPF_FEED
 from tests.harness.verl.loss_logs import MicroLoss, logged_061, logged_091, micro_batch_losses
 from tests.harness.verl.test_curves import PLAN, SETTINGS, N
 
@@ -82,7 +83,7 @@ def test_the_installed_verls_metrics_file_reads_at_the_true_scale(
     else:
         logged, micro = logged_091(losses, SETTINGS, N, Installed())
         true = (micro.pg, micro.kl)
-    read = RoundCurves(tmp_path, steps_before=0, running=lambda: 0.0,
+    read = RoundCurves(tmp_path, MAPF_FEED, steps_before=0, running=lambda: 0.0,
                        loss_scale=logged_loss_scale(verl_line, PLAN))  # fmt: skip
     read.metrics_dir.mkdir()
     monkeypatch.setenv("VERL_FILE_LOGGER_PATH", str(read.metrics_file(1)))

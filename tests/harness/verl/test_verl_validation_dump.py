@@ -23,6 +23,7 @@ from harness.backends.verl.reward import compute_score
 from harness.backends.verl.validation import read_dump
 from mapf_env import load_suite, write_parquet
 from mapf_env.export import to_record
+from tests.harness.verl.cases import MAPF_FEED
 from tests.harness.verl.stand_in import answer
 
 HERE = Path(__file__).resolve().parent
@@ -69,15 +70,15 @@ def test_verls_own_dump_reads_back_instance_by_instance(tmp_path: Path) -> None:
     shuffled = rows[:]
     random.Random(0).shuffle(shuffled)
     path = verl_dump(shuffled, tmp_path / "verl")
-    answers, why = read_dump(path, instances)
+    answers, why = read_dump(path, instances, MAPF_FEED)
     assert answers == [r["output"] for r in rows], why
 
     val = tmp_path / "val.parquet"
     write_parquet(instances, val, split="validation")
     cfg = {"data.val_files": str(val), "trainer.validation_data_dir": str(tmp_path / "fake"),
            "trainer.default_local_dir": str(tmp_path / "ckpt"), "data.seed": 1}  # fmt: skip
-    fake_verl_module().validate(cfg, STEP, compute_score, {})
+    fake_verl_module().validate(cfg, STEP, compute_score, {}, MAPF_FEED.task)
     fake = json.loads(dump_file(tmp_path / "fake", STEP).read_text().splitlines()[0])
     real = json.loads(path.read_text().splitlines()[0])
     assert set(fake) == set(real)  # the stand-in writes verl's keys
-    assert read_dump(dump_file(tmp_path / "fake", STEP), instances)[0] is not None
+    assert read_dump(dump_file(tmp_path / "fake", STEP), instances, MAPF_FEED)[0] is not None
