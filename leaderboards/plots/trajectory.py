@@ -69,33 +69,51 @@ def heatmaps_problem(task: Task[Any, Any]) -> str | None:
     )
 
 
-def _cells(task: Task[Any, Any], config: Any) -> dict[tuple[str, str], tuple[Any, ...]]:
-    """(arm, panel name) -> the cell holding it in `config`."""
+Layout = dict[tuple[str, str], tuple[Any, ...]]
+"""(arm, panel name) -> the cell holding it."""
+
+
+def _cells(task: Task[Any, Any], record: ResultRecord) -> Layout:
+    """(arm, panel name) -> the cell holding it, laid out once from the run's first round
+    (a run's configurations keep one layout: projection keeps every arm of the task)."""
     out: dict[tuple[str, str], tuple[Any, ...]] = {}
-    for arm in task_arms(task, config):
+    for arm in task_arms(task, record.rounds[0].config):
         out[arm.name, str(arm.share[-1])] = arm.share
         for lever in arm.levers:
             out[arm.name, lever.name] = lever.cell
     return out
 
 
+def _read(config: Any, cell: tuple[Any, ...]) -> float | None:
+    """The number at `cell` of `config`; None where this configuration lacks the cell."""
+    try:
+        return float(cell_value(config, cell))
+    except (KeyError, AttributeError, TypeError, ValueError):
+        return None
+
+
 def config_grid(
-    task: Task[Any, Any], records: Sequence[ResultRecord], panel: str
+    task: Task[Any, Any],
+    records: Sequence[ResultRecord],
+    panel: str,
+    layouts: Sequence[Layout] | None = None,
 ) -> tuple[list[str], list[list[float | None]]]:
     """(arm names, values[arm][round]) of one panel, the mean over the `records` that have
-    the cell (None where none has), rows in the first record's order."""
+    the cell (None where none has), rows in the first record's order; `layouts`: each
+    record's cells, where the caller has laid them out already."""
     rounds = min(len(r.rounds) for r in records)
     names = [arm.name for arm in task_arms(task, records[0].rounds[0].config)]
-    per_round = [[_cells(task, r.rounds[n].config) for r in records] for n in range(rounds)]
+    layouts = [_cells(task, r) for r in records] if layouts is None else layouts
     grid: list[list[float | None]] = []
     for name in names:
         row: list[float | None] = []
         for n in range(rounds):
-            values = [
-                float(cell_value(records[k].rounds[n].config, cells[name, panel]))
-                for k, cells in enumerate(per_round[n])
+            read = (
+                _read(r.rounds[n].config, cells[name, panel])
+                for r, cells in zip(records, layouts, strict=True)
                 if (name, panel) in cells
-            ]
+            )
+            values = [v for v in read if v is not None]
             row.append(sum(values) / len(values) if values else None)
         grid.append(row)
     return names, grid
@@ -103,12 +121,13 @@ def config_grid(
 
 def share_limit(task: Task[Any, Any], records: Sequence[ResultRecord]) -> float:
     """A shared top for the share's colour scale: the largest share seen, at least 0.25."""
-    shares = [
-        float(cell_value(rnd.config, arm.share))
-        for r in records
-        for rnd in r.rounds
-        for arm in task_arms(task, rnd.config)
-    ]
+    shares: list[float] = []
+    for record in records:
+        if not record.rounds:
+            continue
+        arms = task_arms(task, record.rounds[0].config)
+        read = (_read(rnd.config, arm.share) for rnd in record.rounds for arm in arms)
+        shares += [v for v in read if v is not None]
     return max(0.25, round(max(shares, default=0.25) + 0.049, 1))
 
 
@@ -124,11 +143,12 @@ def trajectory_svg(
     rounds = min(len(r.rounds) for r in records)
     cell = CELL_WIDTH if rounds <= ANNOTATED_ROUNDS else max(6.0, 176.0 / rounds)
     arms = task_arms(task, records[0].rounds[0].config)
+    layouts = [_cells(task, r) for r in records]
     left = max(LEFT, LABELS_FROM + LABEL_CHAR * max((len(a.name) for a in arms), default=0))
     drawn, x, top = [], left, 1.0
     names: list[str] = []
     for panel in heatmap_panels(task, arms):
-        names, grid = config_grid(task, records, panel.name)
+        names, grid = config_grid(task, records, panel.name, layouts)
         top = share_top if panel.high is None else panel.high
         drawn.append(_panel(panel, names, grid, top, x, cell, rounds))
         x += cell * rounds + PANEL_GAP
