@@ -102,8 +102,8 @@ def config_grid(
     the cell (None where none has), rows in the first record's order; `layouts`: each
     record's cells, where the caller has laid them out already."""
     rounds = min(len(r.rounds) for r in records)
-    names = [arm.name for arm in task_arms(task, records[0].rounds[0].config)]
     layouts = [_cells(task, r) for r in records] if layouts is None else layouts
+    names = list(dict.fromkeys(name for name, _ in layouts[0]))
     grid: list[list[float | None]] = []
     for name in names:
         row: list[float | None] = []

@@ -24,11 +24,10 @@ from typing import Any
 
 from harness.backends.verl.hydra import HydraValue
 from harness.backends.verl.task_rows import write_rows
-from tasks import ItemCodec, Task, family_of
+from tasks import DEFAULT_TASK, ItemCodec, Task, family_of
 
 __all__ = ["REWARD_MODULE", "TASK_REWARD_MODULE", "TaskFeed", "feed_problem", "task_feed"]
 
-MAPF_FAMILY = "mapf-frozenlake"
 REWARD_MODULE = Path(__file__).resolve().with_name("reward.py")
 """MAPF-FrozenLake's reward file (the one a `RoundInputs` names by default)."""
 TASK_REWARD_MODULE = Path(__file__).resolve().with_name("task_reward.py")
@@ -77,7 +76,7 @@ def task_feed(task: Task[Any, Any], settings: Any) -> TaskFeed:
         raise ValueError(problem)
     codec: Any = task
     decode = lru_cache(maxsize=DECODED)(codec.decode_item)
-    if family_of(task.id)[0] == MAPF_FAMILY:
+    if family_of(task.id)[0] == family_of(DEFAULT_TASK)[0]:
         return _mapf_feed(task, settings, decode)
 
     def rows(items: Sequence[Any], path: Path, split: str, meta: Mapping[str, Any]) -> None:
