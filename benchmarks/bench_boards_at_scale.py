@@ -129,7 +129,8 @@ def round_results(designer: str) -> list[RoundResult]:
     """`ROUNDS` finished rounds: a design step after each but the last."""
     config = EnvConfig.uniform()
     stats = GenerationStats(sizes={}, total=0, seconds=0.0, workers=1)
-    validation = EvalReport(overall=RateCounts(n=1, valid=1, optimal=0), per_size={})
+    counts = RateCounts(n=1, valid=1, optimal=0, optimal_soc=0, optimal_makespan=0)
+    validation = EvalReport(overall=counts, per_size={})
     return [
         RoundResult(round=n, config=config, stats=stats, validation=validation,
                     proposal=Proposal(designer=designer, config=config) if n < ROUNDS - 1 else None,

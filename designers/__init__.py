@@ -44,6 +44,7 @@ from designers.registry import (
     describe_designers,
     designer_names,
     designer_option_problems,
+    designer_options_model,
     designer_tasks,
     takes_context_variant,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "describe_designers",
     "designer_names",
     "designer_option_problems",
+    "designer_options_model",
     "designer_tasks",
     "ensure_ready",
     "kept_step",

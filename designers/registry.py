@@ -153,6 +153,12 @@ def _options_model(spec: str, factory: Callable[..., Any]) -> type[BaseModel]:
         raise DesignerLoadError(f"designer {spec!r}: {err}") from None
 
 
+def designer_options_model(name: str) -> type[BaseModel]:
+    """The options model designer `name` declares (`NoOptions` when it takes none): what
+    ``designer_options.<name>`` may set, for listings and the documentation's reference."""
+    return _options_model(name, _factory(parse_entry(name).spec.partition(":")[0].strip()))
+
+
 def designer_tasks(name: str) -> tuple[str, ...] | None:
     """The task families designer `name` serves, as its class or factory declares them (a
     ``tasks`` attribute); None: any task."""

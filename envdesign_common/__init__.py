@@ -12,9 +12,10 @@ config into one line per bad field (`ConfigError`); `projection_notes` records w
 designer's draft changed; `think_tags` drops a model's reasoning from its text; `conformance` is
 what a plug-in check reports; `registry` finds plug-ins of every kind by entry point;
 `generic_models` lets records generic in a task's models cross processes; `strata` picks a
-stratified subset of a suite's items; `running_rate` is the valid rate a trainer keeps. They sit
-under the testbed because the testbed itself reads configs and writes datasets and suites with
-them, and every other package reads and writes the same way.
+stratified subset of a suite's items; `running_rate` is the valid rate a trainer keeps;
+`record_forms` refuses a record of a form this version does not read. They sit under the
+testbed because the testbed itself reads configs and writes datasets and suites with them, and
+every other package reads and writes the same way.
 """
 
 from envdesign_common.atomic_files import (
@@ -59,6 +60,7 @@ from envdesign_common.field_errors import (
 from envdesign_common.path_names import MAX_NAME_CHARS, path_name_problem
 from envdesign_common.projection_notes import ProjectionNote
 from envdesign_common.provenance import DISTRIBUTION, git_commit, package_version, provenance
+from envdesign_common.record_forms import OLDER_RECORD, older_record
 from envdesign_common.redaction import (
     MIN_SECRET_CHARS,
     Redactor,
@@ -83,6 +85,7 @@ __all__ = [
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
     "MIN_SECRET_CHARS",
+    "OLDER_RECORD",
     "TAIL_CHARS",
     "TEMP_SUFFIX",
     "ConfigError",
@@ -116,6 +119,7 @@ __all__ = [
     "load_mapping",
     "load_yaml",
     "looks_like_key_variable",
+    "older_record",
     "package_version",
     "path_name_problem",
     "provenance",

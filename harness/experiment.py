@@ -359,16 +359,18 @@ class ExperimentConfig(BaseModel):
         return made
 
     @model_serializer(mode="wrap")
-    def _as_older_runs_recorded(
+    def _as_written(
         self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
     ) -> dict[str, Any]:
-        # The backend's section goes back under its name, where the file had it; a backend
-        # without one writes none, so CPU experiments record exactly what they did before
-        # sections existed, and their run directories still resume.
+        # The experiment as a file holds it, which is also what run.json and result.json record
+        # and what resume and boards compare key by key: the backend's section under the
+        # backend's name, where it is read from (none for a backend without settings), and
+        # `limit` only when set -- a recorded experiment without the key means whole suites
+        # (RecordedExperiment.limit), so every run of whole suites records the same mapping.
         out: dict[str, Any] = handler(self)
         if self.backend_settings is not None:
             out[self.backend] = self.backend_settings.model_dump(mode=info.mode)
-        if out.get("limit") is None:  # whole suites, as every record without the key was scored
+        if out.get("limit") is None:
             out.pop("limit", None)
         return out
 

@@ -253,7 +253,7 @@ def resume_point(
         backend.load(run.checkpoint(last.round))
     except BackendUnavailable:
         raise
-    except (OSError, RuntimeError, ValueError, KeyError) as err:  # records older than checksums
+    except (OSError, RuntimeError, ValueError, KeyError) as err:  # one no checksum vouched for
         raise RunFileError(
             run.checkpoint(last.round),
             f"cannot be loaded ({type(err).__name__}: {one_line(err)})",

@@ -88,10 +88,7 @@ def show_cmd(
     for column in ("bounds", "what"):
         knobs.add_column(column)
     for knob in made.knobs():
-        kind = "integer" if knob.integer else "share, renormalised" if knob.share else "number"
-        kind += f", one per {knob.cut}" if knob.cut else ""
-        kind += f", harder {knob.harder}" if knob.harder else ""
-        knobs.add_row(knob.path, f"{knob.low:g}..{knob.high:g} ({kind})", knob.description)
+        knobs.add_row(knob.path, knob.bounds_text, knob.description)
     console.print(knobs)
     for label, values in (("cuts", made.cuts), ("failure types", made.failure_types),
                           ("optimal kinds", made.optimal_kinds)):  # fmt: skip

@@ -4,8 +4,8 @@ Every rate is in percent (0-100) and every delta in percentage points, as in the
 keeps its mean over seeds and its 95% bootstrap interval; with one seed the interval is unknown,
 so `low`/`high` are None and `note` says why -- renderers show the note, never an empty cell.
 Each cell holds the task's 0/1 rates (`Board.rates`; MAPF-FrozenLake's: valid, makespan-optimal
--- the paper's "opt." -- and SOC-optimal). A rate whose records cannot give it (MAPF suite
-version 1 holds SOC minima only) is None, and the suite's `SuiteInfo.unavailable` says why;
+-- the paper's "opt." -- and SOC-optimal). A rate whose records cannot give it (their items
+carry no such optimum) is None, and the suite's `SuiteInfo.unavailable` says why;
 renderers show "n/a" with that note. A board is of one task at one version (`Board.task`).
 The board is built from result files alone (`leaderboards.build_board`), so it names the runs,
 code versions and commits it was built from. A designer some of whose design steps failed carries

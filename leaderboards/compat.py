@@ -4,16 +4,16 @@ contents), same experiment, and the same way of computing.
 A board compares designers, so runs may differ only in the designer, its options and the seed.
 Two runs of another benchmark version, other suites, or another experiment setting (rounds,
 samples, backend, policy, precision, ...) are refused with a message naming both runs and the
-first difference: nothing is averaged across incompatible runs. Suite versions 1 and 2 hold the
-same instances but different optima (version 1 has no makespan minima), so they never share a
-board either; a record that names no version is of version 1.
+first difference: nothing is averaged across incompatible runs. Two suite versions may hold the
+same instances with different answer keys, so runs of two versions never share a board either.
 
 The same config and seed can still give other numbers on another machine: other float kernels
 (torch's CPU capability, MKL's branch, native or emulated bf16) or another torch sum in another
 order. Each record's `machine` says how it computed, and runs whose `MachineRecord.pool_key`
 differs are refused too, unless the caller asks to pool them (`pool_machines`; the CLI's
-``--pool-machines``), which `machine_notes` then says. Records from before machines were
-recorded have none: they pool with each other, with a note, but not with records that have one.
+``--pool-machines``), which `machine_notes` then says. A backend that does not say how it
+computed writes no machine record: such runs pool with each other, with a note, but not with
+runs that have one.
 """
 
 from __future__ import annotations
@@ -90,9 +90,8 @@ def machine_notes(runs: Sequence[LoadedRun], *, pool_machines: bool = False) -> 
     unknown = [run.name for run in trained if run.record.machine is None]
     if unknown:
         notes.append(
-            f"{len(unknown)} of {len(trained)} trained runs carry no machine record (written "
-            f"before precision and CPU were recorded, or by a backend that does not say): "
-            f"{_some(unknown)}"
+            f"{len(unknown)} of {len(trained)} trained runs carry no machine record (their "
+            f"precision, CPU and kernels are unknown: the backend does not say): {_some(unknown)}"
         )
     if pool_machines:
         setups = {_setup(run.record.machine) for run in trained}
@@ -146,8 +145,8 @@ def _same_benchmark(a: LoadedRun, b: LoadedRun, suite: str) -> None:
     rx, ry = read_suite(task, x), read_suite(task, y)
     if rx.checksum and ry.checksum and rx.checksum != ry.checksum:
         detail = f"manifest checksum {rx.checksum[:12]} vs {ry.checksum[:12]}"
-    elif (rx.version or 1) != (ry.version or 1):  # unversioned records are version 1's
-        detail = f"suite version {rx.version or 1} vs {ry.version or 1}"
+    elif rx.version != ry.version:
+        detail = f"suite version {rx.version} vs {ry.version}"
     elif rx.layout.fingerprint != ry.layout.fingerprint:
         detail = f"{len(rx.layout.ids)} vs {len(ry.layout.ids)} instances, or other instance ids"
     else:
@@ -180,8 +179,8 @@ def _same_machine(a: LoadedRun, b: LoadedRun) -> None:
     if x is None or y is None:
         known, other = (b, a) if x is None else (a, b)
         raise LeaderboardError(
-            f"{other.name} has no machine record (written before precision and CPU were "
-            f"recorded) but {known.name} computed with {_setup(known.record.machine)}: {POOL_HINT}"
+            f"{other.name} has no machine record (its precision, CPU and kernels are unknown) "
+            f"but {known.name} computed with {_setup(known.record.machine)}: {POOL_HINT}"
         )
     where = first_difference(x.pool_key(), y.pool_key())
     if where is not None:

@@ -2,10 +2,10 @@
 
 Each round's validation report (the task's validation suite, MAPF: 2 agents) gives a rate per
 run, read through the task (`Task.rates`; `validation_rate`; the site's validation plot draws
-these curves). The band resamples seeds with
-the designer's own seed draws -- the ones behind its Sum intervals -- so one resampled set of
-seeds stands behind every number of a designer. A rate some run's reports do not hold (older
-records) gets no curve, rather than a mean over the runs that have it.
+these curves). The band resamples seeds with the designer's own seed draws -- the ones behind
+its Sum intervals -- so one resampled set of seeds stands behind every number of a designer. A
+rate some run's reports do not count gets no curve, rather than a mean over the runs that have
+it.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 A board's rates are its task's (`Task.board_rates`: validity first, then each optimum the
 task knows; MAPF-FrozenLake's are valid, makespan-optimal -- the paper's "opt." -- and
-SOC-optimal), each a 0/1 flag per answer. A suite result that cannot give a rate (MAPF suites
-of version 1 hold SOC minima only) has no array for it: boards show such a cell as "n/a" with
+SOC-optimal), each a 0/1 flag per answer. A suite result that cannot give a rate (its items
+carry no such optimum) has no array for it: boards show such a cell as "n/a" with
 the reason the task gives (`unavailable_line`) -- never 0, and never another rate in its place.
 """
 

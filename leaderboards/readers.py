@@ -374,12 +374,13 @@ def _read_record(source: Path, run: Path) -> ResultRecord:
     try:
         record = read_result(source)
     except RunFileError as err:
-        kind: SkipKind = "other-version" if err.problem == "other-version" else "unreadable"
-        todo = (
-            "build this board with the version that wrote it"
-            if kind == "other-version"
-            else f"{err.todo}, or remove the run"
+        kind: SkipKind = (
+            "other-version" if err.problem in ("other-version", "older-form") else "unreadable"
         )
+        todo = {
+            "other-version": "build this board with the version that wrote it",
+            "older-form": err.todo,
+        }.get(err.problem, f"{err.todo}, or remove the run")
         raise SkipError(run, kind, f"{run}: {source.name} {err.wrong}; {todo}") from None
     _check_verdicts(record, run)
     return record

@@ -1,9 +1,10 @@
 """Costs and conflicts of plans, shared by the solver, the verifier and the tests.
 
-These functions follow DESIGN.md's rules exactly: an agent occupies its last cell for good, the
-cost of a path is its length minus one after trailing repeats of the goal are dropped, and two
-agents conflict when they share a cell at one time (vertex) or swap cells between t and t+1
-(edge). They assume each path is non-empty; legality of single moves is the verifier's concern.
+These functions follow the rules of MAPF-FrozenLake (docs/tasks/mapf-frozenlake.md) exactly: an
+agent occupies its last cell for good, the cost of a path is its length minus one after trailing
+repeats of the goal are dropped, and two agents conflict when they share a cell at one time
+(vertex) or swap cells between t and t+1 (edge). They assume each path is non-empty; legality of
+single moves is the verifier's concern.
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ class RateCounts(BaseModel):
     asks for and the training reward pays: SOC on the shipped suites). `optimal_soc` and
     `optimal_makespan` count them under each objective separately, the makespan one being the
     paper's "opt."; each is None when some valid answer's instance lacks that exact minimum
-    (reports of suites before version 2 have no makespan minima), because a count that skips
-    unknown answers would read as a rate it is not.
+    (training instances carry only their own objective's), because a count that skips unknown
+    answers would read as a rate it is not.
     """
 
     model_config = ConfigDict(frozen=True)

@@ -9,17 +9,17 @@ JSON lines, and described in `manifest.json` with two checksums:
   subsets -- but not the reference plans (nor their own SOC / makespan), whose tie-breaking may
   differ between correct solvers. A test rebuilds every suite and compares this checksum.
 
-Versions: version 1 carried the minimal SOC only; version 2 holds the very same instances
-(grids, starts, goals, subsets: its slot seeds are version 1's, and the manifest's
-`instances_sha256`, computed without either minimum, equals version 1's content checksum) and
-adds each instance's exact minimal makespan, from its own makespan solve, because the paper's
-optimal rate is makespan-optimal. `OPTIMA` names what a version's answer keys hold, so a
-record of either version says which optimal rate it can report.
+Versions: `SUITE_VERSION` (2) keys every instance with both exact minima, the SOC one and the
+makespan one from its own makespan solve, because the paper's optimal rate is makespan-optimal.
+Its instances (grids, starts, goals, subsets) come from the slot seeds of `SEED_VERSION`, and
+the manifest's `instances_sha256`, computed without either minimum, checks them apart from
+their answer keys. `OPTIMA` names what a version's answer keys hold (version 1's held the
+minimal SOC only), so a record says which optimal rate it can report.
 
-Layout (DESIGN.md): 3-agent on sizes 3..10, 4-agent on 4..10, 5-agent on 5..10; 150 instances
-per size, in wait-ratio subsets wr_025 / wr_050 / wr_075 of 50, each with the hole ratios
-0.1..0.5 in consecutive blocks of 10. The 2-agent validation set has 50 per size 3..10, one
-subset wr_050, with the same hole blocks.
+Layout (docs/tasks/mapf-frozenlake.md): 3-agent on sizes 3..10, 4-agent on 4..10, 5-agent on
+5..10; 150 instances per size, in wait-ratio subsets wr_025 / wr_050 / wr_075 of 50, each with
+the hole ratios 0.1..0.5 in consecutive blocks of 10. The 2-agent validation set has 50 per size
+3..10, one subset wr_050, with the same hole blocks.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ from mapf_env.solver import SolveResult, SolverLimits, find_optimum, minimal_mak
 
 SUITE_VERSION = 2
 SEED_VERSION = 1
-"""The version whose seeds make the instances: version 2 re-solved version 1's instances."""
+"""The suite version whose slot seeds make the instances: version 2 keys the instances of
+version 1's seeds with both exact minima."""
 OPTIMA: dict[int, tuple[Objective, ...]] = {
     1: (Objective.SOC,),
     2: (Objective.SOC, Objective.MAKESPAN),
@@ -233,7 +234,8 @@ PLAN_FIELDS = ("plan", "soc", "makespan")
 """Fields of an `Optimum` that describe its reference plan rather than the instance: another
 equally optimal plan may have another makespan (under SOC) or SOC (under makespan)."""
 MINIMUM_FIELDS = ("min_soc", "min_makespan")
-"""Fields of an `Optimum` that version 2 added to version 1's answer keys."""
+"""Fields of an `Optimum` that hold the two exact minima (version 2's answer keys have them,
+version 1's had neither)."""
 
 
 def content_sha256(items: Sequence[BenchmarkItem], *, minima: bool = True) -> str:

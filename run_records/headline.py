@@ -18,8 +18,8 @@ class SuiteSum(NamedTuple):
     """A suite's "Sum" (mean over map sizes of the per-size rate) of each rate, as fractions.
 
     `optimal_makespan` is the paper's optimal rate; it and `optimal_soc` are None when the
-    record's answers were judged without that exact minimum (suites before version 2 carry no
-    makespan minima), so a reader never sees another rate in its place.
+    record's answers were judged without that exact minimum (a suite version whose answer keys
+    do not carry it), so a reader never sees another rate in its place.
     """
 
     valid: float

@@ -118,7 +118,7 @@ class MachineRecord(BaseModel):
     products: str | None = Field(
         default=None,
         description="What computed the learner's fp32 matrix products (library, release, "
-        "core type); None where torch computed them (bf16, and records without the field).",
+        "core type); None where torch computed them (bf16) or the record does not say.",
     )
     fingerprint: str | None = Field(
         default=None,

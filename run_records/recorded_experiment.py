@@ -1,10 +1,10 @@
 """The experiment as a run recorded it: `run.json`'s and `result.json`'s `experiment`.
 
 The harness writes its resolved `ExperimentConfig` there (`harness.experiment`, which sits
-above this package and may gain fields), a zero-shot evaluation a smaller mapping of its own,
-and older versions wrote fewer keys. Readers of records need a few of them by name -- the
-experiment's name, the policy, the rounds, best-of-n, the --limit subset, the designers'
-options -- so those are typed here, each with what a record without the key means. Every other
+above this package), and a zero-shot evaluation a smaller mapping of its own. Readers of
+records need a few of the keys by name -- the experiment's name, the policy, the rounds,
+best-of-n, the --limit subset, the designers' options -- so those are typed here, each with
+what a record without the key means. Every other
 key (backend sections, the designer list, sampling, ...) is kept as written: boards compare
 whole experiments key by key to refuse pooling incompatible runs (`leaderboards.compat`) and
 resume compares them with the config it is given (`harness.run_dir`), both on `as_dict()`.
@@ -80,7 +80,7 @@ class RecordedExperiment(BaseModel):
     __hash__ = None  # type: ignore[assignment]  # equal by a mapping of mutable values
 
     def _keys(self) -> list[str]:
-        """The keys the record holds: as read, then any set since (`model_copy(update=...)`)."""
+        """The keys the record holds: as read, then any set after (`model_copy(update=...)`)."""
         set_here = [*type(self).model_fields, *(self.__pydantic_extra__ or {})]
         held = self.model_fields_set
         return [*self._order, *(k for k in set_here if k in held and k not in self._order)]

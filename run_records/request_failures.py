@@ -42,7 +42,7 @@ class RequestFailures(BaseModel):
     @classmethod
     def pooled(cls, tallies: Iterable[RequestFailures | None]) -> RequestFailures | None:
         """Several records' requests as one; None when none of them failed (None entries:
-        records that do not say, older ones and checkpoints, count no request)."""
+        a checkpoint's or a designer run's record, count no request)."""
         present = [t for t in tallies if t is not None]
         if not any(t.failed for t in present):
             return None

@@ -19,7 +19,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import from_json
 
-from envdesign_common import ConfigError, is_temporary
+from envdesign_common import OLDER_RECORD, ConfigError, is_temporary
 from run_records.recorded_experiment import RecordedExperiment
 from run_records.schema import RESULT_SCHEMA_VERSION, FailureRecord, ResultRecord, RoundResult
 from run_records.task_records import TaskRecords, recorded_task, task_records
@@ -33,7 +33,9 @@ CONFIG_FILE = "config.yaml"
 CHECKPOINT_DIR = "checkpoint"
 POLICIES_DIR = "policies"
 
-Problem = Literal["missing", "damaged", "other-version"]
+Problem = Literal["missing", "damaged", "other-version", "older-form"]
+"""What is wrong with a run file: "older-form" is a record of a form this version does not read
+(`envdesign_common.older_record`), whose message says how to make one it reads."""
 Model = TypeVar("Model", bound=BaseModel)
 
 
@@ -228,7 +230,7 @@ def run_status(run: Path) -> RunStatus:
             return RunStatus("finished", done, total, stamp=stamp)
         failure = read_failure(run)
     except RunFileError as err:
-        if err.problem == "other-version":
+        if err.problem in ("other-version", "older-form"):
             return RunStatus("other-version", done, None, str(err), stamp)
         return RunStatus("unreadable", done, None, str(err), stamp)
     if failure is not None:
@@ -327,7 +329,18 @@ def _validate(path: Path, data: Any, model: type[Model], kind: str, todo: str) -
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
+        errors = err.errors()
+        # A record of a form this version does not read: its other errors follow from its form.
+        # The last such part says it (a result's suites come after its rounds, and their remedy
+        # is the whole record's).
+        older = next((e for e in reversed(errors) if e["type"] == OLDER_RECORD), None)
+        if older is not None:
+            where = ".".join(str(part) for part in older["loc"])
+            context = older.get("ctx") or {}
+            at = f" at {where}" if where else ""
+            wrong = f"holds {context.get('what')}{at}, which this version cannot read"
+            raise RunFileError(path, wrong, str(context.get("remedy")), "older-form") from None
+        first = errors[0]
         where = ".".join(str(part) for part in first["loc"]) or "record"
         more = f" and {err.error_count() - 1} more" if err.error_count() > 1 else ""
         wrong = f"is not a valid {kind} ({where}: {first['msg']}{more})"

@@ -15,14 +15,14 @@ from typing_extensions import TypeVar
 
 from designers import Proposal, RoundRecord, TrainingInfo
 from designers.task_types import ConfigT, ReportT, StatsT
-from envdesign_common import provenance
+from envdesign_common import older_record, provenance
 from envdesign_common.generic_models import GenericRecord, parameters_of, parametrized
 from mapf_env import EvalReport
 from run_records.machine import MachineRecord
 from run_records.recorded_experiment import RecordedExperiment
 from run_records.request_failures import RequestFailures
 from run_records.training_summary import TrainingSummary
-from tasks.mapf_frozenlake.records import SuiteResult, counts_unknown, legacy_soc_report
+from tasks.mapf_frozenlake.records import OLDER_SUITE_KEYS, SuiteResult
 
 LoadKind = Literal["training", "evaluation", "serving-policy", "serving-base"]
 """What a model was loaded for: a training process, an evaluation (offline generation), or a
@@ -129,9 +129,8 @@ class RoundResult(GenericRecord, Generic[ConfigT, StatsT, ReportT]):
     config: ConfigT = Field(description="The configuration this round trained on.")
     stats: StatsT
     validation: ReportT = Field(
-        description="Greedy answers on the validation suite (MAPF-FrozenLake's suites were "
-        "SOC-keyed before version 2: such reports read with their SOC counts filled in from "
-        "`optimal`)."
+        description="Greedy answers on the validation suite (MAPF-FrozenLake's counts both "
+        "SOC- and makespan-optimal answers)."
     )
     proposal: Proposal[ConfigT] | None = Field(
         default=None, description="None after the last round."
@@ -143,24 +142,24 @@ class RoundResult(GenericRecord, Generic[ConfigT, StatsT, ReportT]):
         default=None,
         description="The round's training in numbers (steps, learning rate, KL, reward mean "
         "and trend, valid rates, reward weight), which the designer's T module can show; None "
-        "in older records and from backends that give none.",
+        "from backends that give none.",
     )
     files: dict[str, str] = Field(
         default_factory=dict,
         description="sha256 of each file this record vouches for (config.yaml and every file "
         "under checkpoint/), by path relative to the round directory: resume trains a round "
-        "again when one is missing or differs (empty in older records, which are trusted).",
+        "again when one is missing or differs.",
     )
     timings: RoundTimings | None = Field(
         default=None,
-        description="Where the round's time went: phases, model loads, optimiser steps "
-        "(None in older records).",
+        description="Where the round's time went: phases, model loads, optimiser steps; None "
+        "where the round was not timed (a record made outside the round loop).",
     )
     target: dict[str, Any] | None = Field(
         default=None,
         description="What the backend ran the round on that changes how it computes (verl: "
         "its version and line, the attention implementation and padding removal, and why); "
-        "None for the CPU learner (see ResultRecord.machine) and in older records.",
+        "None for the CPU learner (see ResultRecord.machine) and backends that do not say.",
     )
 
     def history_entry(self) -> RoundRecord[ConfigT, StatsT, ReportT]:
@@ -179,15 +178,29 @@ class RoundResult(GenericRecord, Generic[ConfigT, StatsT, ReportT]):
 
     @model_validator(mode="before")
     @classmethod
-    def _soc_keys_of_version_1(cls, data: Any) -> Any:
-        """MAPF-FrozenLake's validation suite was SOC-keyed before version 2: its `optimal` is
-        SOC-optimal."""
+    def _counts_both_optima(cls, data: Any) -> Any:
+        """MAPF-FrozenLake's validation report counts SOC- and makespan-optimal answers; one
+        with answers but neither count was scored on suite version 1's answer keys."""
         report = data.get("validation") if isinstance(data, dict) else None
         args = cls.__pydantic_generic_metadata__["args"]
         reads = args[2] if args else EvalReport  # the plain class's: the default task's
-        if reads is EvalReport and report is not None and counts_unknown(report):
-            return {**data, "validation": legacy_soc_report(report)}
+        if reads is EvalReport and report is not None and _optima_uncounted(report):
+            raise older_record(
+                f"a validation report {OLDER_SUITE_KEYS}",
+                "train the round again (`--resume` trains a round whose record does not read)",
+            )
         return data
+
+
+def _optima_uncounted(report: Any) -> bool:
+    """A report (model or raw fields) with answers but neither optimum counted."""
+    overall = report.overall if isinstance(report, EvalReport) else None
+    if isinstance(report, dict):
+        overall = report.get("overall")
+    counts = overall.model_dump() if isinstance(overall, BaseModel) else overall
+    if not isinstance(counts, dict) or not counts.get("n"):
+        return False
+    return counts.get("optimal_soc") is None and counts.get("optimal_makespan") is None
 
 
 class ResultRecord(GenericRecord, Generic[ConfigT, StatsT, ReportT, ResultT]):
@@ -217,38 +230,39 @@ class ResultRecord(GenericRecord, Generic[ConfigT, StatsT, ReportT, ResultT]):
     machine: MachineRecord | None = Field(
         default=None,
         description="How the backend computed (precision, CPU, kernels, versions, threads): "
-        "boards refuse to pool runs that differ in it. None in older records and for backends "
-        "that do not say.",
+        "boards refuse to pool runs that differ in it. None for backends that do not say.",
     )
     notes: tuple[str, ...] = Field(
         default=(),
         description="What a reader should know about how the record was made, e.g. a zero-shot "
-        "evaluation's failed requests and cached answers (empty in older records).",
+        "evaluation's failed requests and cached answers.",
     )
     benchmark_timings: RoundTimings | None = Field(
         default=None,
         description="Where the final benchmarks' time went (phase `benchmark` and the model "
-        "loads it took); None in older records.",
+        "loads it took); None where they were not timed (a record made outside the round "
+        "loop).",
     )
     failed_requests: RequestFailures | None = Field(
         default=None,
         description="A zero-shot model's requests and those that failed after their retries "
         "(their instances count as unanswered), with the reasons: boards flag the row, and "
-        "leave it unranked when every request failed. None for a checkpoint (no requests), "
-        "in designer records and in older records.",
+        "leave it unranked when every request failed. None for a checkpoint (no requests) "
+        "and in designer records.",
     )
     answers_sha256: dict[str, str] = Field(
         default_factory=dict,
         description="sha256 of each suite's stored answers, `answers/<suite>.jsonl.gz` beside "
         "this record (the greedy answer and every best-of sample per instance, in suite "
         "order), by suite name: `harness leaderboard verify` re-scores them with the installed "
-        "verifier. Empty in older records, whose verdicts cannot be re-checked.",
+        "verifier. Empty in a record made without stored answers (its verdicts cannot be "
+        "re-checked, and bundles refuse it).",
     )
 
     def design_failures(self) -> list[tuple[int, str]]:
         """(round, reason) of every design step whose designer could not design."""
         return [
-            (r.round, r.proposal.failure_reason or "unknown reason (older record)")
+            (r.round, r.proposal.failure_reason or "no reason recorded")
             for r in self.rounds
             if r.proposal is not None and r.proposal.design_failed
         ]

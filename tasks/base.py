@@ -81,6 +81,15 @@ class Knob:
     (``"7x7" -> 7``), raising ValueError for one that names no value: how a page lays a change
     set's entries out per arm."""
 
+    @property
+    def bounds_text(self) -> str:
+        """Its bounds and kind in one phrase (``0..1 (share, renormalised, one per size)``), as
+        `harness tasks show` and the documentation's reference list it."""
+        kind = "integer" if self.integer else "share, renormalised" if self.share else "number"
+        kind += f", one per {self.cut}" if self.cut else ""
+        kind += f", harder {self.harder}" if self.harder else ""
+        return f"{self.low:g}..{self.high:g} ({kind})"
+
 
 @dataclass(frozen=True)
 class Projected(Generic[ConfigT]):

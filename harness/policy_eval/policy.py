@@ -52,7 +52,7 @@ class PolicySpec(BaseModel):
     def options(self) -> dict[str, str | None]:
         """How it was reached, for the record (no secret: the variable's name only)."""
         return {
-            "backend": self.route,  # the key older records and caches carry
+            "backend": self.route,  # the route, under the key records and answer caches use
             "model": self.model,
             "base_url": self.base_url,
             "api_key_env": self.api_key_env,

@@ -15,9 +15,9 @@ leaves a run only when all of this holds:
   runs: `run.json` and `round.json` by their `run_records` schemas, in the run's task's
   models; `result.json` by the reader that made the `LoadedRun` (it is validated before any
   file is copied, and only read again here); `config.yaml` by the sha256 its round record
-  keeps (in an older record that keeps none, as the run's task's configuration, bounded
-  YAML); `curves.jsonl` as training steps, one JSON line each; an answers file by the sha256
-  its `result.json` keeps (`verify` re-scores every answer in it).
+  keeps (in a record that keeps none, as the run's task's configuration, bounded YAML);
+  `curves.jsonl` as training steps, one JSON line each; an answers file by the sha256 its
+  `result.json` keeps (`verify` re-scores every answer in it).
 
 Anything else is a `SealError`, one line naming the file: a bundle refuses it (a bundle is
 evidence, and one with a file left out would not be the run), the site leaves the file out

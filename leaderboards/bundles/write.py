@@ -4,8 +4,8 @@ A bundle holds, per run, exactly what boards and the site read from a run direct
 `run.json` and `result.json`, and per round `round.json`, `config.yaml` and `curves.jsonl`
 (`leaderboards.site.runs`: the site links them on the run's page) -- plus the run's stored
 benchmark answers, which are what make it checkable: `verify_bundle` re-scores them.
-Checkpoints never travel. Runs without stored answers (recorded before answers were kept)
-cannot be re-scored by anyone, so they are refused rather than bundled unverifiable.
+Checkpoints never travel. Runs without stored answers cannot be re-scored by anyone, so they
+are refused rather than bundled unverifiable.
 
 Every file is sealed (`leaderboards.bundles.sealed`): a regular file inside its run, reached
 with no link followed, within its size bound and reading as what it is; a run with any other
@@ -99,9 +99,9 @@ def _refuse_unanswered(runs: Sequence[LoadedRun]) -> None:
     unanswered = [run.name for run in runs if not run.record.answers_sha256]
     if unanswered:
         raise BundleError(
-            f"{len(unanswered)} of {len(runs)} runs store no benchmark answers (recorded before "
-            f"answers were kept), so their verdicts cannot be re-scored: {', '.join(unanswered)}; "
-            "run them again with this version, or leave them out"
+            f"{len(unanswered)} of {len(runs)} runs store no benchmark answers, so their "
+            f"verdicts cannot be re-scored: {', '.join(unanswered)}; run them again, or leave "
+            "them out"
         )
 
 
@@ -151,8 +151,8 @@ def _add_suites(suites: dict[str, BundleSuite], run: LoadedRun) -> None:
     for name, result in run.record.suites.items():
         if result.suite_version is None or result.content_sha256 is None:
             raise BundleError(
-                f"{run.name}: suite {name} names no suite version or content checksum (an older "
-                "record); run it again with this version to bundle it"
+                f"{run.name}: suite {name} names no suite version or content checksum, so a "
+                "bundle cannot say what it was scored on; leave the run out"
             )
         entry = BundleSuite(name=name, version=result.suite_version,
                             content_sha256=result.content_sha256)  # fmt: skip

@@ -4,8 +4,8 @@ valid, makespan-optimal and SOC-optimal rate per map size).
 A panel per rate, a line per ranked row (mean over seeds) with its 95% band where the board
 has per-value intervals, and -- when the board carries the reference -- the paper's per-size
 rows of the board's kinds (dashed, "reported, not reproduced") on the valid and makespan panels
-(the paper reports no SOC-optimal rate). A rate the records cannot give (suite version 1 has no
-makespan minima) is an empty panel that says so. The panels share one rate axis fitted to
+(the paper reports no SOC-optimal rate). A rate the records cannot give (their suite version
+carries no such minima) is an empty panel that says so. The panels share one rate axis fitted to
 everything drawn, so a gap between panels reads as a gap between rates. Values that are whole
 numbers (map sizes) lie on a number axis; others (dataset names) one beside the other, in the
 board's order.
@@ -105,7 +105,7 @@ def size_curves_svg(board: Board, suite: str) -> str:
             ax.set_ylim(*limits)
             if metric in info.unavailable:
                 objective = board.rate(metric).short.removeprefix("opt. ")
-                ax.text(0.5, 0.95, f"{NA}: suite version {info.suite_version or 1} records\n"
+                ax.text(0.5, 0.95, f"{NA}: suite version {info.suite_version} records\n"
                         f"hold no {objective} minima", ha="center",
                         va="top", transform=ax.transAxes, fontsize=8, color="0.35",
                         bbox={"facecolor": "white", "edgecolor": "0.8"})  # fmt: skip

@@ -2,8 +2,8 @@
 
 Drawn from the board's `curves` (`RoundCurve`: the mean over seeds of the 2-agent validation
 rate after each round's training, with a 95% band over seeds where a designer ran several).
-A panel per rate the curves hold -- a rate the rounds' reports lack (older records) has no
-curves and no panel, so no panel is ever empty. Only ranked designers are drawn: an unranked
+A panel per rate the curves hold -- a rate the rounds' reports do not count has no curves and
+no panel, so no panel is ever empty. Only ranked designers are drawn: an unranked
 one trained on its starting configuration throughout, and its curve would be that configuration's.
 The panels share one rate axis fitted to every mean and band end. Rounds are numbered from 1,
 as the CLI numbers them (`harness runs show`); the board's `rounds` count from 0, as the records

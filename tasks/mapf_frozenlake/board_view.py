@@ -7,9 +7,8 @@ suite result.
 - `optimal_soc`: valid and at the exact minimal sum of costs.
 
 A result gives an optimal rate only when its suite version carries that objective's exact
-minima (`SuiteResult.optima`): suites of version 1 carry the minimal SOC only, so their
-makespan-optimal rate is unavailable -- boards show n/a with the reason, never 0, and never the
-SOC rate in its place.
+minima (`SuiteResult.optima`); a rate it cannot give is unavailable -- boards show n/a with the
+reason, never 0, and never another rate in its place.
 """
 
 from __future__ import annotations
@@ -126,7 +125,7 @@ def _unavailable(result: SuiteResult, rate: BoardRate) -> str:
     held = "/".join(o.value.upper() for o in result.optima) or "no"
     name = "SOC" if rate.optimal == Objective.SOC.value else "makespan"
     return (
-        f"records are of suite version {result.suite_version or 1} ({held} optima only): they "
+        f"records are of suite version {result.suite_version} ({held} optima only): they "
         f"hold no exact minimal {name}, so no {name}-optimal rate; runs scored on suite version "
         "2 have it."
     )

@@ -2,9 +2,9 @@
 reports, as `Task.result_model` (records store them as they are).
 
 A verdict keeps the instance's cuts (size, wait subset, hole ratio) and both optima, so a board
-can cut the results without re-running anything. Suites before version 2 were SOC-keyed: their
-records read with the SOC flags and counts filled in from `optimal` and the makespan ones
-unknown (`legacy_soc_result`).
+can cut the results without re-running anything. A result names the suite version it was scored
+on; one scored on suite version 1's answer keys (SOC minima only), or naming no version, is of
+a form this version does not read, and is refused in one line (`older_record`).
 """
 
 from __future__ import annotations
@@ -13,16 +13,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from envdesign_common import older_record
 from mapf_env import EvalReport, Objective
-from mapf_env.suites import OPTIMA
+from mapf_env.suites import OPTIMA, SUITE_VERSION
 
-__all__ = [
-    "InstanceVerdict",
-    "SuiteResult",
-    "counts_unknown",
-    "legacy_soc_report",
-    "legacy_soc_result",
-]
+__all__ = ["OLDER_SUITE_KEYS", "RESCORE_REMEDY", "InstanceVerdict", "SuiteResult"]
+
+OLDER_SUITE_KEYS = "scored on suite version 1's answer keys (SOC minima only)"
+"""What a record of the form this version does not read was scored on."""
+RESCORE_REMEDY = (
+    "re-score the run's stored answers (answers/<suite>.jsonl.gz) on the installed suites with "
+    "run_records.score_answers, or run the experiment again where the run stored none"
+)
+"""How to make a result this version reads of a run whose result it refuses."""
 
 
 class InstanceVerdict(BaseModel):
@@ -68,66 +71,25 @@ class SuiteResult(BaseModel):
     best_of: EvalReport
     best_of_n: int
     verdicts: tuple[InstanceVerdict, ...]
-    suite_version: int | None = Field(
-        default=None, description="The benchmark suites' version (None in older records)."
+    suite_version: int = Field(
+        description=f"The benchmark suites' version (this version scores on {SUITE_VERSION})."
     )
-    content_sha256: str | None = Field(
-        default=None,
-        description="The suite's content checksum from the benchmark manifest (None in older "
-        "records): boards refuse to mix results scored on different benchmark contents.",
+    content_sha256: str = Field(
+        description="The suite's content checksum from the benchmark manifest: boards refuse to "
+        "mix results scored on different benchmark contents."
     )
 
     @model_validator(mode="before")
     @classmethod
-    def _soc_keys_of_version_1(cls, data: Any) -> Any:
-        """Suites before version 2 were SOC-keyed: their `optimal` is the SOC-optimal flag."""
-        if isinstance(data, dict) and (data.get("suite_version") or 1) < 2:
-            return legacy_soc_result(data)
+    def _scored_on_both_optima(cls, data: Any) -> Any:
+        """A result of suite version 1 (or naming none) was judged against SOC minima only:
+        its `optimal` is not this version's, and it has no makespan flags to read."""
+        version = data.get("suite_version") if isinstance(data, dict) else 2
+        if version is None or (isinstance(version, int) and version < 2):
+            raise older_record(f"a suite result {OLDER_SUITE_KEYS}", RESCORE_REMEDY)
         return data
 
     @property
     def optima(self) -> tuple[Objective, ...]:
         """The exact optima this result's verdicts were judged against."""
-        return OPTIMA.get(self.suite_version or 1, (Objective.SOC,))
-
-
-def legacy_soc_result(data: dict[str, Any]) -> dict[str, Any]:
-    """A version-1 suite result's raw fields with the SOC flags and counts filled in from
-    `optimal` (version 1's answer keys were SOC minima) and the makespan ones left unknown."""
-    out = dict(data)
-    out["verdicts"] = [
-        _filled(v, {"optimal_soc": "optimal", "best_of_optimal_soc": "best_of_optimal"})
-        for v in out.get("verdicts", ())
-    ]
-    for key in ("greedy", "best_of"):
-        if out.get(key) is not None:
-            out[key] = legacy_soc_report(out[key])
-    return out
-
-
-def legacy_soc_report(report: Any) -> dict[str, Any]:
-    """A report (model or raw fields) of version-1 answer keys with its SOC-optimal counts
-    filled in from `optimal`, the makespan ones left unknown."""
-    fields = report.model_dump() if isinstance(report, BaseModel) else dict(report)
-    fields["overall"] = _filled(fields.get("overall", {}), {"optimal_soc": "optimal"})
-    fields["per_size"] = {
-        size: _filled(counts, {"optimal_soc": "optimal"})
-        for size, counts in fields.get("per_size", {}).items()
-    }
-    return fields
-
-
-def counts_unknown(report: Any) -> bool:
-    """Neither optimum counted: a report of version-1 (SOC) answer keys."""
-    overall = report.overall if isinstance(report, EvalReport) else dict(report).get("overall")
-    fields = overall.model_dump() if isinstance(overall, BaseModel) else dict(overall or {})
-    return fields.get("optimal_soc") is None and fields.get("optimal_makespan") is None
-
-
-def _filled(item: Any, copies: dict[str, str]) -> Any:
-    """`item` (a model or its dict) with each unset target field copied from its source."""
-    fields = item.model_dump() if isinstance(item, BaseModel) else dict(item)
-    for target, source in copies.items():
-        if fields.get(target) is None and source in fields:
-            fields[target] = fields[source]
-    return fields
+        return OPTIMA.get(self.suite_version, (Objective.SOC,))

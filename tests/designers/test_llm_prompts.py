@@ -24,8 +24,8 @@ REGENERATE = os.environ.get("ENVDESIGN_REGEN_GOLDEN") == "1"
 
 
 def _report(base: float, *, both_optima: bool = False) -> EvalReport:
-    """A report; with `both_optima`, it also counts SOC- and makespan-optimal answers (as on a
-    version-2 validation set), else only the answer key's own objective (an older record)."""
+    """A report; with `both_optima`, it also counts SOC- and makespan-optimal answers (as on
+    the validation suite), else only the answer key's own objective (as on training data)."""
     share = {s: max(0.0, base - 0.1 * (s - 3)) for s in SIZES}
     per_size = {
         s: RateCounts(

@@ -47,7 +47,8 @@ def fresh_mix() -> Iterator[None]:
 
 def hand_mix(suites: tuple[str, ...]) -> dict[int, tuple[float, float]]:
     """(hole share, wait share) per size: holes counted as 'H' characters of the grid rows, and
-    conflict resolution decided by DESIGN.md's definition on the answer key's numbers."""
+    conflict resolution decided by the rules' definition (docs/tasks/mapf-frozenlake.md) on the
+    answer key's numbers."""
     holes: dict[int, Fraction] = {}
     waits: dict[int, Fraction] = {}
     counts: dict[int, int] = {}

@@ -285,7 +285,7 @@ def test_a_short_round_drives_the_mistakes_down(
     about half of its smallest. Falls also hide behind format slips (the verifier names the
     earlier check), so their share moves less. The test runs seed 0, whose drops clear the
     thresholds by 7 (format) and 10 (falls) points or more in every setup, against the 1.5 to
-    2.8 points one seed's figures moved between two CPUs before the learner's products were
+    2.8 points one seed's figures move between two CPUs when the learner's products are not
     pinned.
     """
     settings = FREE.model_copy(update={"precision": learner_precision})
@@ -306,18 +306,18 @@ def test_save_load_keeps_the_free_learner(
     )
 
 
-def test_settings_saved_before_the_option_load_as_masked(
+def test_settings_that_leave_the_option_out_load_as_masked(
     tmp_path: Path, validation: list[Instance]
 ) -> None:
     masked = CpuBackend(CpuLearnerSettings(threads=2))
     masked.save(tmp_path)
     path = tmp_path / "cpu_settings.json"
-    old = {
+    bare = {
         k: v
         for k, v in json.loads(path.read_text()).items()
         if k not in ("actions", "fall_logit", "slip_rate")
     }
-    path.write_text(json.dumps(old))
+    path.write_text(json.dumps(bare))
     restored = CpuBackend(FREE)
     restored.load(tmp_path)
     assert restored.settings.actions == "masked" and not restored.policy.free

@@ -299,8 +299,8 @@ def test_learns_in_three_small_rounds(
         5       0.000 -> 0.273 (+0.273)   0.000 -> 0.375 (+0.375)
 
     The test runs seed 0, whose gain clears the threshold by 13 points or more in every setup:
-    far beyond the 2.8 points one seed's figures moved between two CPUs before the learner's
-    products were pinned, and beyond the 27-42 points over which the gain ranges across seeds.
+    far beyond the 2.8 points one seed's figures move between two CPUs when the learner's
+    products are not pinned, and beyond the 27-42 points over which the gain ranges across seeds.
     """
     settings = SETTINGS.model_copy(update={"precision": learner_precision})
     steps: list[TrainStep] = []
@@ -385,7 +385,7 @@ def test_learns_at_the_paper_budget(validation: list[Instance]) -> None:
     above, fp32 fingerprint 0b35eaf604c61408): fp32 0.018, 0.427, 0.472, 0.575; bf16 (native)
     0.018, 0.440, 0.480, 0.608. The last round clears 0.35 by 22 points and the first round's
     rate less 5 points by 15 or more in either precision: several times the 2.8 points one
-    seed's figures moved between two CPUs before the learner's products were pinned.
+    seed's figures move between two CPUs when the learner's products are not pinned.
     """
     backend = CpuBackend(CpuLearnerSettings(threads=2))
     rates = [greedy_valid_rate(backend, validation)]

@@ -29,7 +29,8 @@ LIMIT = 2
 FAST = Requests(concurrency=2, max_retries=1, timeout_s=1.0, deadline_s=2.0,
                 backoff_base_s=0.01, backoff_max_s=0.02, max_failures=100)  # fmt: skip
 SLACK_S = 20.0
-"""Generous: each request's deadline is 2 s; a slow-drip server used to hold one forever."""
+"""Generous: each request's deadline is 2 s, which bounds even a slow-drip server that would
+otherwise hold a request forever."""
 LABELS = {
     "drip": "no complete answer within",
     "endless": "",  # out of time or too large, whichever comes first

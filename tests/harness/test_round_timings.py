@@ -109,7 +109,7 @@ def test_a_cpu_round_records_its_phases_and_no_model_load(tmp_path: Path) -> Non
     assert f"round 1/2 ran on: fingerprint {record.machine.fingerprint}" in shown.output
 
 
-def test_records_without_timings_still_read_and_show(tmp_path: Path) -> None:
+def test_records_without_timings_read_and_show(tmp_path: Path) -> None:
     experiment = ExperimentConfig.from_mapping({
         "name": "tiny", "rounds": 1, "samples_per_round": 60, "epochs_per_round": 1,
         "validation": "validation", "benchmarks": ["validation"], "best_of": 2,
@@ -121,8 +121,8 @@ def test_records_without_timings_still_read_and_show(tmp_path: Path) -> None:
         del r["timings"], r["target"]
     del result["benchmark_timings"]
     (run.path / "result.json").write_text(json.dumps(result))
-    older = ResultRecord.model_validate(result)
-    assert older.rounds[0].timings is None and older.benchmark_timings is None
+    untimed = ResultRecord.model_validate(result)
+    assert untimed.rounds[0].timings is None and untimed.benchmark_timings is None
     shown = CliRunner().invoke(app, ["runs", "show", str(run.path)], env=WIDE)
     assert shown.exit_code == 0, shown.output
     assert "Where each round's time went" not in shown.output

@@ -130,8 +130,8 @@ def test_a_fresh_run_record_is_created_exclusively(tmp_path: Path) -> None:
 
 def test_a_refusal_waits_for_a_just_taken_lock_to_name_its_holder(tmp_path: Path) -> None:
     """A lock is taken first and named a moment later: a contender that looks in between still
-    names the holder (two `--resume` started together once got "another process" without its
-    pid)."""
+    names the holder (two `--resume` started together must not get "another process" without
+    its pid)."""
     run = tmp_path / "run"
     run.mkdir()
     path = run / WRITER_LOCK

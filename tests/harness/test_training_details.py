@@ -133,9 +133,9 @@ def test_two_real_rounds_show_their_training_to_the_designer(
     assert list(training_lines(plain)) == list(BOOKKEEPING)
     assert not any(key in plain for key in DETAIL_KEYS.values())
 
-    # a round record from before the summary still reads, and gives T no details
-    old = json.loads(first.model_dump_json())
-    del old["training"]
-    older = RoundResult.model_validate(old)
-    assert older.training is None
-    assert design_context(experiment, 0, first.config, [older], {}).training.details == {}
+    # a round record without a summary (a backend that gives none) reads, and gives T no details
+    bare = json.loads(first.model_dump_json())
+    del bare["training"]
+    unsummarised = RoundResult.model_validate(bare)
+    assert unsummarised.training is None
+    assert design_context(experiment, 0, first.config, [unsummarised], {}).training.details == {}

@@ -7,7 +7,7 @@ The issue asks that clearly different generator configurations give clearly diff
 - balanced: every size 3..10 with an equal share, hole_ratio 0.2, wait_ratio 0.5 (the
   benchmarks' average wait share);
 - all-wait: the same sizes and holes with wait_ratio 1.0 -- every instance needs conflict
-  resolution, the mix a conflict-chasing designer drifts to (the old `evidence` rules did).
+  resolution, the mix a conflict-chasing designer drifts to.
 
 All-wait training loses on both rates, and far more on the optimal one: its policy learns to
 wait and detour where it need not, so even its valid answers are rarely optimal.
@@ -37,8 +37,8 @@ native bf16, which reproduced an AMD EPYC's earlier bf16 figures to the third di
     bf16 AVX2     3     0.262 / 0.206    0.100 / 0.023    0.162 / 0.183
 
 On one seed the valid-rate gap ranges from 0.024 to 0.177, and a machine that sums in another
-order moves it like another seed would: the Intel and AMD CPUs that ran this test before the
-learner's products were pinned gave gaps 1.5 points apart, enough to fail a two-seed test. So
+order moves it like another seed would: with the learner's products unpinned, an Intel and an
+AMD CPU gave gaps 1.5 points apart, enough to fail a two-seed test. So
 the tests pool four seeds (`SEEDS`): the four-seed gaps are valid 0.092 (fp32), 0.137 (bf16
 native), 0.096 (bf16 AVX2) and optimal 0.137, 0.168, 0.124. Each threshold is about a third
 of the smallest of its three: the effect clears it by at least 6 (valid) and 8 (optimal)

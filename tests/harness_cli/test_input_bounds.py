@@ -1,5 +1,6 @@
-"""Inputs that used to pass validation and fail later (or never): each is one line and exit 2
-from the real command, before any work -- nothing is written under --out."""
+"""Inputs that pass a loose check but cannot work -- they would fail later, or hang: each is
+refused in one line with exit 2 by the real command, before any work, and nothing is written
+under --out."""
 
 from __future__ import annotations
 

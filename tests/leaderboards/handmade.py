@@ -17,7 +17,8 @@ EXPERIMENT = {"name": "hand", "backend": "cpu", "policy": "mlp", "rounds": 1, "d
 SUBSETS = ("wr_025", "wr_050", "wr_075")
 HOLES = (0.1, 0.2, 0.3, 0.4, 0.5)
 
-# Per size: a list of (valid, SOC-optimal) answers, or (valid, SOC-optimal, makespan-optimal).
+# Per size: a list of (valid, SOC-optimal) answers (makespan-optimal as SOC-optimal), or
+# (valid, SOC-optimal, makespan-optimal).
 Answer = tuple[bool, ...]
 Answers = Mapping[int, Sequence[Answer]]
 
@@ -32,18 +33,16 @@ def rates(per_size: Mapping[int, tuple[int, ...]]) -> Answers:
 
 
 def suite(
-    answers: Answers, name: str = "3agents", failure: str = "conflict", version: int | None = None
+    answers: Answers, name: str = "3agents", failure: str = "conflict", version: int = 2
 ) -> SuiteResult:
-    """A suite result of `answers`: of suite version 2 (both optima) when they carry makespan
-    flags, else of version 1 (SOC optima only, as the shipped suites were), unless `version`."""
-    makespan = all(len(a) == 3 for items in answers.values() for a in items)
-    version = version or (2 if makespan else 1)
+    """A suite result of `answers`, judged against both optima (suite version 2 unless
+    `version`)."""
     rows = []
     for size, items in answers.items():
         subsets, holes = cycle(SUBSETS), cycle(HOLES)
         for i, answer in enumerate(items):
             valid, soc = answer[0], answer[1] and answer[0]
-            span = (answer[2] and valid) if len(answer) == 3 else None
+            span = (answer[2] if len(answer) == 3 else answer[1]) and valid
             flags = {
                 "optimal_soc": soc,
                 "optimal_makespan": span,
@@ -56,7 +55,7 @@ def suite(
                     hole_ratio=next(holes), valid=valid, optimal=soc,
                     failure=None if valid else failure, cost=None, optimal_cost=None,
                     best_of_valid=valid, best_of_optimal=soc,
-                    **(flags if version >= 2 else {}),
+                    **flags,
                 )
             )  # fmt: skip
     reports = verdict_reports(tuple(rows))  # counts as a run folds them: boards check them
@@ -88,7 +87,10 @@ def designed(loaded: LoadedRun, reasons: Sequence[str | None], allow: bool = Fal
     """
     config = EnvConfig.uniform()
     stats = GenerationStats(sizes={}, total=0, seconds=0.0, workers=1)
-    validation = EvalReport(overall=RateCounts(n=1, valid=1, optimal=0), per_size={})
+    validation = EvalReport(
+        overall=RateCounts(n=1, valid=1, optimal=0, optimal_soc=0, optimal_makespan=0),
+        per_size={},
+    )
     proposals: list[Proposal | None] = [
         Proposal(designer=loaded.record.designer, config=config, kept_previous=reason is not None,
                  failure_reason=reason, failures=(reason,) if reason else ())

@@ -148,7 +148,8 @@ def test_rliable_aggregates_of_the_runs_x_tasks_matrix() -> None:
     runs += _three_seeds("random", (10, 20, 30), (10, 20, 30))
     board = build_board(runs, resamples=FAST, details=())
     got = {(a.designer, a.metric): a for a in board.aggregates}
-    assert set(got) == {(d, m) for d in ("better", "random") for m in ("valid", "optimal_soc")}
+    metrics = ("valid", "optimal_makespan", "optimal_soc")
+    assert set(got) == {(d, m) for d in ("better", "random") for m in metrics}
     better = got["better", "valid"]
     assert better.runs == 3 and better.cells == 2 and better.kind == "designer"
     # scores .5 .6 .9 | .7 .8 .75: mean 70.83; IQM cuts int(6 / 4) = 1 from each end ->
@@ -158,10 +159,10 @@ def test_rliable_aggregates_of_the_runs_x_tasks_matrix() -> None:
     for e in (better.mean, better.iqm):
         assert e.low is not None and e.high is not None and e.low <= e.mean <= e.high
         assert e.seeds == 3
-    (chance, soc_chance) = board.improvements
+    (chance, makespan_chance, soc_chance) = board.improvements
     assert chance.designer == "better" and chance.baseline == "random" and chance.runs == 3
     assert chance.probability == 1.0 and chance.low == chance.high == 1.0
-    assert soc_chance.metric == "optimal_soc"
+    assert (makespan_chance.metric, soc_chance.metric) == ("optimal_makespan", "optimal_soc")
     profile = next(p for p in board.profiles if p.designer == "random" and p.metric == "valid")
     share = dict(zip(profile.taus, profile.share, strict=True))
     assert len(profile.taus) == 101 and profile.taus[0] == 0.0 and profile.taus[-1] == 100.0
@@ -177,7 +178,7 @@ def test_rliable_aggregates_of_the_runs_x_tasks_matrix() -> None:
 def test_improvement_of_an_identical_designer_is_one_half() -> None:
     runs = _three_seeds("random", (10, 20, 30), (40, 20, 30))
     runs += _three_seeds("same", (10, 20, 30), (40, 20, 30))
-    (same, _) = build_board(runs, resamples=FAST, details=()).improvements
+    (same, _, _) = build_board(runs, resamples=FAST, details=()).improvements
     assert same.probability == 0.5 and same.low is not None and same.high is not None
     assert same.low < 0.5 < same.high
     assert "0.50 [" in render(build_board(runs, resamples=FAST, details=()), "markdown")

@@ -311,15 +311,15 @@ def test_archive_limits_and_shapes(
 
 
 def test_runs_without_stored_answers_are_not_bundled(compare_root: Path, tmp_path: Path) -> None:
-    old = tmp_path / "runs" / RUN
-    shutil.copytree(compare_root / RUN, old)
-    record = json.loads((old / "result.json").read_text())
+    unanswered = tmp_path / "runs" / RUN
+    shutil.copytree(compare_root / RUN, unanswered)
+    record = json.loads((unanswered / "result.json").read_text())
     del record["answers_sha256"]
-    (old / "result.json").write_text(json.dumps(record))
-    shutil.rmtree(old / "answers")
+    (unanswered / "result.json").write_text(json.dumps(record))
+    shutil.rmtree(unanswered / "answers")
     refused(lambda: bundle_runs([tmp_path / "runs"], tmp_path / "old.zip"),
-            f"1 of 1 runs store no benchmark answers (recorded before answers were kept), so "
-            f"their verdicts cannot be re-scored: {old}; ")  # fmt: skip
+            f"1 of 1 runs store no benchmark answers, so their verdicts cannot be re-scored: "
+            f"{unanswered}; ")  # fmt: skip
     assert not (tmp_path / "old.zip").exists()
 
 
@@ -372,12 +372,13 @@ def test_the_cli_bundles_verifies_and_merges(
 
 
 def test_the_cli_refuses_in_one_line(one_run: Path, compare_root: Path, tmp_path: Path) -> None:
-    old = tmp_path / "old"
-    shutil.copytree(compare_root / RUN, old)
-    record = json.loads((old / "result.json").read_text())
+    unanswered = tmp_path / "unanswered"
+    shutil.copytree(compare_root / RUN, unanswered)
+    record = json.loads((unanswered / "result.json").read_text())
     del record["answers_sha256"]
-    (old / "result.json").write_text(json.dumps(record))
-    made = runner.invoke(app, ["leaderboard", "bundle", str(old), "--out", str(tmp_path / "x.zip")])
+    (unanswered / "result.json").write_text(json.dumps(record))
+    out = str(tmp_path / "x.zip")
+    made = runner.invoke(app, ["leaderboard", "bundle", str(unanswered), "--out", out])
     assert made.exit_code == 2 and len(made.output.strip().splitlines()) == 1, made.output
     assert "store no benchmark answers" in made.output
 

@@ -101,10 +101,10 @@ def test_precision_is_refused_as_an_experiment_field_and_pools_when_asked() -> N
     assert "precision bf16, bf16 kernels emulated" in note and "precision fp32" in note
 
 
-def test_older_records_pool_with_each_other_with_a_note_but_not_with_newer() -> None:
-    old = [on(run("random", 0, ANSWERS), None), on(run("uniform", 0, ANSWERS), None)]
-    check_compatible(old)
-    (note,) = machine_notes(old)
+def test_runs_without_a_machine_pool_with_each_other_with_a_note_but_not_with_others() -> None:
+    unknown = [on(run("random", 0, ANSWERS), None), on(run("uniform", 0, ANSWERS), None)]
+    check_compatible(unknown)
+    (note,) = machine_notes(unknown)
     assert note.startswith("2 of 2 trained runs carry no machine record")
     mixed = pair(None)
     with pytest.raises(LeaderboardError, match="hand/uniform/seed-0 has no machine record"):

@@ -43,7 +43,11 @@ def test_scores_are_normalised_between_random_and_matched() -> None:
     assert mine.low is not None and mine.high is not None and mine.low < 0.5 < mine.high
     assert mine.high - mine.low < 0.5, "paired by seed and instance: a tight ratio"
     assert board.controls is not None and board.controls.note is None
-    assert {n.metric for n in board.controls.normalised} == {"valid", "optimal_soc"}
+    assert {n.metric for n in board.controls.normalised} == {
+        "valid",
+        "optimal_makespan",
+        "optimal_soc",
+    }
 
 
 def test_sensitivity_is_matched_minus_harder_as_their_delta() -> None:
@@ -55,7 +59,7 @@ def test_sensitivity_is_matched_minus_harder_as_their_delta() -> None:
     # it is the matched row's delta against harder, drawn the same way
     matched = next(r for r in board.rows if r.designer == "matched")
     assert matched.delta_overall is not None and matched.delta_overall.get("valid") == sensitivity
-    assert set(board.controls.sensitivity) == {"valid", "optimal_soc"}
+    assert set(board.controls.sensitivity) == {"valid", "optimal_makespan", "optimal_soc"}
 
 
 def test_missing_controls_are_named_with_what_to_run() -> None:
@@ -81,10 +85,10 @@ def test_no_score_where_matched_does_not_clearly_beat_random() -> None:
     assert board.controls is not None and not _scores(board)  # a scale of noise: no scores
     note = board.controls.note
     assert note is not None
-    assert note.startswith("no normalised scores for valid and opt. SOC: matched does not beat "
-                           "random beyond its 95% interval (valid +0.0 to +5.2; ")  # fmt: skip
-    # +5.2 (5.25) is where the interval settles with many resamples; 400 drawn the earlier way
-    # happened to give +5.0
+    assert note.startswith(
+        "no normalised scores for valid, opt. makespan and opt. SOC: matched does not beat "
+        "random beyond its 95% interval (valid +0.0 to +5.2; "
+    )  # +5.2 (5.25) is where the interval settles with many resamples
     text = render(board, "markdown")
     assert text.count("no normalised scores for valid") == 1
 

@@ -1,4 +1,5 @@
-"""Both optimal rates on every board: makespan (the paper's) and SOC, and n/a for version 1."""
+"""Both optimal rates on every board: makespan (the paper's) and SOC; n/a where a suite version's
+answer keys lack an optimum; a record scored on suite version 1 is left out in one line."""
 
 from __future__ import annotations
 
@@ -14,11 +15,14 @@ from leaderboards import (
     Board,
     Format,
     LeaderboardError,
+    LoadedRun,
     build_board,
     load_runs,
     render,
 )
 from leaderboards.metrics import NA
+from mapf_env import Objective
+from mapf_env.suites import OPTIMA
 from run_records import ResultRecord, verdict_reports
 from tests.leaderboards.handmade import rates, record, run, suite
 
@@ -26,8 +30,14 @@ FAST = 400
 
 # size 3: 10 answers, 6 valid, 2 SOC-optimal, 5 makespan-optimal; size 4: 10, 4, 1, 3
 V2 = rates({3: (10, 6, 2, 5), 4: (10, 4, 1, 3)})
-V1 = rates({3: (10, 6, 2), 4: (10, 4, 1)})
-VERSION_1 = "n/a: the 3agents records are of suite version 1 (SOC optima only)"
+SOC_ONLY = 3
+"""A suite version whose answer keys hold SOC minima only (`soc_only_keys` makes it one)."""
+NOT_KEYED = f"n/a: the 3agents records are of suite version {SOC_ONLY} (SOC optima only)"
+
+
+@pytest.fixture
+def soc_only_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(OPTIMA, SOC_ONLY, (Objective.SOC,))
 
 
 def test_version_2_records_give_both_optimal_rates_each_from_its_own_flags() -> None:
@@ -86,8 +96,17 @@ def test_best_of_reads_the_best_of_n_makespan_flags() -> None:
     assert makespan is not None and makespan.mean == pytest.approx(50.0), "every valid answer"
 
 
-def test_version_1_records_show_na_with_a_note_never_zero_or_the_soc_rate() -> None:
-    runs = [run("random", s, V1) for s in (0, 1)] + [run("other", s, V1) for s in (0, 1)]
+def soc_keyed(designer: str, seed: int) -> LoadedRun:
+    """A run scored on a suite version whose keys hold SOC minima only: its makespan flags,
+    whatever they hold, are not read."""
+    loaded = run(designer, seed, V2)
+    suites = {"3agents": suite(V2, version=SOC_ONLY)}
+    return type(loaded)(loaded.path, record(designer, seed, suites))
+
+
+@pytest.mark.usefixtures("soc_only_keys")
+def test_a_rate_the_keys_lack_shows_na_with_a_note_never_zero_or_another_rate() -> None:
+    runs = [soc_keyed("random", s) for s in (0, 1)] + [soc_keyed("other", s) for s in (0, 1)]
     board = build_board(runs, resamples=FAST)
     for row in board.rows:
         assert row.suites["3agents"].get("optimal_makespan") is None
@@ -98,7 +117,7 @@ def test_version_1_records_show_na_with_a_note_never_zero_or_the_soc_rate() -> N
     assert all(d.rates.get("optimal_makespan") is None for d in board.details)
     (info,) = board.suites
     assert info.unavailable["optimal_makespan"].startswith(
-        VERSION_1.removeprefix("n/a: the 3agents ")
+        NOT_KEYED.removeprefix("n/a: the 3agents ")
     )
     formats: list[tuple[Format, str, str]] = [
         ("terminal", "opt. makespan (paper's)", "│"),
@@ -107,7 +126,7 @@ def test_version_1_records_show_na_with_a_note_never_zero_or_the_soc_rate() -> N
     ]
     for fmt, label, cell in formats:
         text = render(board, fmt, details=["size"], width=240)
-        assert VERSION_1 in text, fmt
+        assert NOT_KEYED in text, fmt
         lines = [line for line in text.splitlines() if label in line and cell in line]
         assert len(lines) == 5, fmt  # main (two designers), deltas (one), size detail (two)
         assert all(NA in line for line in lines), fmt
@@ -118,22 +137,21 @@ def test_version_1_records_show_na_with_a_note_never_zero_or_the_soc_rate() -> N
     makespan = [
         r for r in rows if r["metric"] == "optimal_makespan" and r["section"] != "reference"
     ]
-    assert makespan and all(r["value"] == "" and r["note"].startswith(VERSION_1) for r in makespan)
+    assert makespan and all(r["value"] == "" and r["note"].startswith(NOT_KEYED) for r in makespan)
     dumped = json.loads(render(board, "json"))
     assert dumped["rows"][0]["suites"]["3agents"]["optimal_makespan"] is None
 
 
+@pytest.mark.usefixtures("soc_only_keys")
 def test_a_board_mixing_suite_versions_is_refused() -> None:
-    old, new = run("random", 0, V1), run("other", 0, V2)
+    keyed, other = soc_keyed("random", 0), run("other", 0, V2)
     with pytest.raises(LeaderboardError, match="different versions of benchmark 3agents"):
-        build_board([old, new], resamples=FAST)
-    # a record that names no suite version is of version 1: refused beside version 2 too
-    bare = {"3agents": suite(V1).model_copy(update={"suite_version": None, "content_sha256": None})}
-    unversioned = type(old)(old.path, record("random", 0, bare))
-    same_layout = suite(V2).model_copy(update={"content_sha256": None})
-    newer = type(new)(new.path, record("other", 0, {"3agents": same_layout}))
-    with pytest.raises(LeaderboardError, match=r"suite version 1 vs 2"):
-        build_board([unversioned, newer], resamples=FAST)
+        build_board([keyed, other], resamples=FAST)
+    # the same contents under another version are refused too, by their versions
+    relabelled = suite(V2, version=SOC_ONLY).model_copy(update={"content_sha256": "hand-v2"})
+    same_contents = type(keyed)(keyed.path, record("random", 0, {"3agents": relabelled}))
+    with pytest.raises(LeaderboardError, match=rf"suite version {SOC_ONLY} vs 2"):
+        build_board([same_contents, other], resamples=FAST)
 
 
 def _write(path: Path, rec: ResultRecord) -> Path:
@@ -148,11 +166,8 @@ def test_records_round_trip_and_a_version_2_record_without_makespan_flags_is_ski
     good = _write(
         tmp_path / "runs" / "random" / "seed-0", record("random", 0, {"3agents": suite(V2)})
     )
-    old = _write(
-        tmp_path / "old" / "random" / "seed-0", record("random", 0, {"3agents": suite(V1)})
-    )
-    loaded = load_runs([good, old])
-    assert not loaded.skipped and len(loaded) == 2
+    loaded = load_runs([good])
+    assert not loaded.skipped and len(loaded) == 1
     assert loaded[0].record.suites["3agents"].optima == suite(V2).optima
     damaged = json.loads((good / "result.json").read_text())
     damaged["suites"]["3agents"]["verdicts"][0]["optimal_makespan"] = None
@@ -163,6 +178,26 @@ def test_records_round_trip_and_a_version_2_record_without_makespan_flags_is_ski
     assert skipped.kind == "unreadable"
     assert "is of version 2 but some verdicts lack their greedy optimal_makespan flag" in str(
         skipped
+    )
+
+
+def test_a_record_scored_on_suite_version_1_is_left_out_in_one_line(tmp_path: Path) -> None:
+    """Suite version 1's answer keys held SOC minima only, and its records count `optimal` as
+    SOC-optimal: a board leaves such a run out, saying what it is and how to re-score it."""
+    path = tmp_path / "runs" / "random" / "seed-0"
+    _write(path, record("random", 0, {"3agents": suite(V2)}))
+    fields = json.loads((path / "result.json").read_text())
+    fields["suites"]["3agents"]["suite_version"] = 1
+    (path / "result.json").write_text(json.dumps(fields))
+    loaded = load_runs([path])
+    assert len(loaded) == 0
+    (skipped,) = loaded.skipped
+    assert skipped.kind == "other-version" and "\n" not in str(skipped)
+    assert str(skipped) == (
+        f"{path}: result.json holds a suite result scored on suite version 1's answer keys "
+        "(SOC minima only) at suites.3agents, which this version cannot read; re-score the "
+        "run's stored answers (answers/<suite>.jsonl.gz) on the installed suites with "
+        "run_records.score_answers, or run the experiment again where the run stored none"
     )
 
 

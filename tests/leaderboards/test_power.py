@@ -70,8 +70,12 @@ def test_the_board_pools_seed_variance_within_designers() -> None:
     counts = {"a": (40, 50), "b": (20, 30, 40)}
     runs = [run(d, s, rates({3: (100, v, 0)}))
             for d, vs in counts.items() for s, v in enumerate(vs)]  # fmt: skip
-    (valid, soc) = build_board(runs, baseline="a", resamples=200, details=()).power
-    assert valid.metric == "valid" and soc.metric == "optimal_soc"  # suite version 1: no makespan
+    (valid, makespan, soc) = build_board(runs, baseline="a", resamples=200, details=()).power
+    assert (valid.metric, makespan.metric, soc.metric) == (
+        "valid",
+        "optimal_makespan",
+        "optimal_soc",
+    )
     assert valid.seed_sd == pytest.approx(math.sqrt(250 / 3), abs=1e-4) and valid.pooled == 2
     # instance variance per run p(1-p)/100, averaged over the five runs
     shares = [0.4, 0.5, 0.2, 0.3, 0.4]
@@ -84,7 +88,7 @@ def test_the_board_pools_seed_variance_within_designers() -> None:
 
 def test_one_seed_boards_have_no_detectable_difference() -> None:
     board = build_board([run("random", 0, rates({3: (50, 10, 5)}))], resamples=200, details=())
-    assert [d.detectable for d in board.power] == [None, None]
+    assert [d.detectable for d in board.power] == [None, None, None]
     assert all(d.note and "one seed" in d.note for d in board.power)
 
 

@@ -210,7 +210,7 @@ def test_files_that_are_not_what_they_say_are_refused(root: Path, tmp_path: Path
     with pytest.raises(BundleError, match=r"config\.yaml differs from the sha256 its round\.json"):
         bundle_runs([root], tmp_path / "a.zip")
     record = json.loads((root / RUN / "result.json").read_text())
-    record["rounds"][0]["files"] = {}  # an older record vouches for no file: read as a config
+    record["rounds"][0]["files"] = {}  # a record vouching for no file: read as a config
     (root / RUN / "result.json").write_text(json.dumps(record))
     with pytest.raises(BundleError, match=r"config\.yaml is not a generator config \(config"):
         bundle_runs([root], tmp_path / "a.zip")

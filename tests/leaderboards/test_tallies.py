@@ -154,7 +154,7 @@ def test_untouched_records_read_and_their_counts_are_their_verdicts_fold(
         assert folded["greedy"] == suite.greedy
         assert folded["best_of"].per_size == suite.best_of.per_size
         assert folded["best_of"].overall == suite.best_of.overall
-    # hand-made records (suite versions 1 and 2) written and read back are consistent too
+    # hand-made records (makespan flags given or taken from the SOC ones) read back consistent
     for answers in (rates({3: (4, 2, 1), 4: (4, 3, 0)}), rates({3: (4, 2, 1, 1)})):
         hand = run("hand", 0, answers).record
         path = tmp_path / f"hand-{len(answers)}" / "result.json"

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 import torch
+from pydantic import ValidationError
 
 from harness.backends.cpu import CpuLearnerSettings
 from harness.backends.cpu.policy import AgentPolicy
@@ -98,14 +99,14 @@ def test_cpu_features_decide_only_what_bf16_is_called(cpuinfo: list[str]) -> Non
     assert current_machine("bf16", 3).pool_key() != native.pool_key()
 
 
-def test_settings_saved_with_the_old_bf16_flag_read_as_what_ran(cpuinfo: list[str]) -> None:
-    """The old `bf16: true` meant bf16 only on CPUs with native bf16, fp32 elsewhere."""
-    cpuinfo[:] = ["flags\t: avx2"]
-    assert CpuLearnerSettings.model_validate({"bf16": True}).precision == "fp32"
-    machine.cpu_flags.cache_clear()
-    cpuinfo[:] = ["flags\t: avx2 avx512_bf16"]
-    assert CpuLearnerSettings.model_validate({"bf16": True}).precision == "bf16"
-    assert CpuLearnerSettings.model_validate({"bf16": False}).precision == "fp32"
+def test_a_bf16_flag_is_refused_as_every_unknown_key_is() -> None:
+    """The float format is `precision` alone: a `bf16` key is not read as one, on any CPU."""
+    for key, value in (("bf16", True), ("bf16", False), ("bogus", 1)):
+        with pytest.raises(ValidationError) as caught:
+            CpuLearnerSettings.model_validate({key: value})
+        (error,) = caught.value.errors()
+        assert (error["type"], error["loc"]) == ("extra_forbidden", (key,))
+    assert CpuLearnerSettings.model_validate({"precision": "bf16"}).precision == "bf16"
 
 
 def test_bf16_computes_in_bf16_on_any_cpu() -> None:

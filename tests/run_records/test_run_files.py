@@ -221,14 +221,14 @@ def test_harness_run_resume_refuses_a_damaged_run_json_naming_it(
 
 
 @pytest.mark.parametrize("broken", ["truncate", "delete"])
-def test_an_older_record_with_a_broken_checkpoint_is_one_line(
+def test_a_checkpoint_that_does_not_load_is_one_line(
     finished: tuple[Path, ResultRecord], tmp_path: Path, broken: str
 ) -> None:
     target = copy_run(finished, tmp_path, "half")
     record_file = target.round_path(0) / "round.json"
-    older = json.loads(record_file.read_text())
-    del older["files"]  # written before records carried checksums: trusted as they are
-    record_file.write_text(json.dumps(older))
+    unvouched = json.loads(record_file.read_text())
+    del unvouched["files"]  # a record that vouches for no file: its checkpoint goes unchecked
+    record_file.write_text(json.dumps(unvouched))
     damage(target.checkpoint(0) / "cpu_policy.pt" if broken == "truncate" else
            target.checkpoint(0), broken)  # fmt: skip
     with pytest.raises(RunFileError) as caught:

@@ -1,6 +1,6 @@
-"""A task from outside the project (the README's `adding` task): one entry-point line makes it a
-task the harness refuses to pair with a backend or a designer that cannot serve it, each in one
-line."""
+"""A task from outside the project (the `adding` task of the documentation's "Write a task"
+page): one entry-point line makes it a task the harness refuses to pair with a backend or a
+designer that cannot serve it, each in one line."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from harness.designer_checks import designer_problems
 from harness.experiment import ExperimentConfig
 from harness_cli import app
 from tasks import TASKS, UnknownTask, check_task, create_task, resolve_task_id
+from tests.doc_blocks import doc_blocks
 from tests.plugin_sites import plugin_site
-from tests.readme_blocks import readme_blocks
 
 HERE = Path(__file__).resolve().parent
 MEMO = HERE.parent / "harness" / "backend_plugin" / "memo_backend.py"
@@ -27,7 +27,7 @@ runner = CliRunner()
 def adding(tmp_path: Path) -> Iterator[None]:
     entries = {"harness.tasks": {"adding-v1": "adding_task:SPEC"},
                "harness.backends": {"memo": "memo_backend:SPEC"}}  # fmt: skip
-    [module] = [text for language, text in readme_blocks("### Write a task")
+    [module] = [text for language, text in doc_blocks("tasks/write-a-task.md")
                 if language == "python" and "class " in text]  # fmt: skip
     (tmp_path / "adding_task.py").write_text(module, encoding="utf-8")
     modules = {"adding_task": tmp_path / "adding_task.py", "memo_backend": MEMO}

@@ -8,8 +8,8 @@ compute: 1 and 2 OpenBLAS threads gave other bits for the same product. Here eve
 cut into the same tiles whatever the thread count (`tiles`: blocks of `TILE_ROWS` rows, or of
 `TILE_COLS` columns for a product with few rows, such as a weight gradient), each tile is one
 single-threaded OpenBLAS call, and torch's thread count only decides how many tiles run at
-once. So a run computes the same numbers on a laptop's 2 cores and a server's 64, and the
-thread count no longer has to match for two runs to agree.
+once. So a run computes the same numbers on a laptop's 2 cores and a server's 64: two runs
+agree whatever their thread counts.
 
 Only float32 goes through here; the policy sends bf16 products to torch (`policy.product`).
 """

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from harness.backends.policy_names import Actions
 from mapf_env import RewardConfig
-from run_records import Precision, native_bf16
+from run_records import Precision
 
 
 class CpuLearnerSettings(BaseModel):
     """Hyper-parameters of the policy, the rollouts and the GRPO update.
 
     Defaults are what a prototype on a 2-core laptop found to learn fastest at the paper's
-    budget (4000 instances x 8 samples x 3 epochs per round). Settings saved before `actions`
-    existed load as ``masked``, the only learner there was.
+    budget (4000 instances x 8 samples x 3 epochs per round).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -79,13 +76,3 @@ class CpuLearnerSettings(BaseModel):
         default=None, ge=1, description="torch threads; None = the machine's cores."
     )
     seed: int = Field(default=0, description="Default seed for `initialise`.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _legacy_bf16(cls, data: Any) -> Any:
-        """Settings saved before `precision` said ``bf16: true|false``, which meant bf16 only
-        where the CPU had it natively: read them as the precision that flag ran with here."""
-        if isinstance(data, dict) and "bf16" in data and "precision" not in data:
-            data = dict(data)
-            data["precision"] = "bf16" if data.pop("bf16") and native_bf16() else "fp32"
-        return data

@@ -20,7 +20,8 @@ MESSAGES = [{"role": "user", "content": "hi"}]
 SETTINGS = CallSettings(timeout_s=1.0, deadline_s=2.0, max_retries=1, backoff_base_s=0.01,
                         backoff_max_s=0.02)  # fmt: skip
 SLACK_S = 10.0
-"""Generous: the deadline is 2 s; before this bound, a slow-drip server held the call forever."""
+"""Generous: the deadline is 2 s, which bounds even a slow-drip server that would otherwise hold
+the call forever."""
 OUT_OF_TIME = "no complete answer within 1 s"
 LATE = {OUT_OF_TIME, "no complete answer within the 2 s deadline"}
 """The first attempt runs out of its 1 s, the retry out of what is left of the 2 s deadline."""

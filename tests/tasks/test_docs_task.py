@@ -1,6 +1,6 @@
-"""The README's "Write a task" section works as written.
+"""The documentation's "Write a task" page works as written.
 
-Its code blocks are read from README.md itself: the task module and its pyproject.toml are
+Its code blocks are read from the page itself: the task module and its pyproject.toml are
 pip-installed as a plug-in, the Python snippet (`check_task`) is run, every `harness` command
 shown is run -- the comparison with the trl backend and SmolLM2-135M-Instruct as a user would,
 in a process of its own, its runs then published as a site -- and a backend it says is refused
@@ -23,24 +23,24 @@ from harness_cli import app
 from leaderboards import load_runs, publish_site
 from run_records import read_result
 from tasks import create_task
-from tests.readme_blocks import README, installed_readme_plugin
+from tests.doc_blocks import installed_doc_plugin
 
 REPO = Path(__file__).resolve().parents[2]
 
-SECTION = "### Write a task"
+PAGE = "tasks/write-a-task.md"
 runner = CliRunner()
 
 
 @pytest.fixture
 def blocks(tmp_path: Path) -> Iterator[list[tuple[str, str]]]:
-    """The section's blocks, with its task package installed from them."""
-    with installed_readme_plugin(SECTION, tmp_path, "adding_task") as found:
+    """The page's blocks, with its task package installed from them."""
+    with installed_doc_plugin(PAGE, tmp_path, "adding_task") as found:
         yield found
 
 
-def test_the_readme_task_keeps_the_contract_and_adds(blocks: list[tuple[str, str]]) -> None:
+def test_the_documented_task_keeps_the_contract_and_adds(blocks: list[tuple[str, str]]) -> None:
     [snippet] = [text for language, text in blocks if language == "python" and "class " not in text]
-    exec(compile(snippet, f"{README.name} ({SECTION})", "exec"), {})  # raises if a rule breaks
+    exec(compile(snippet, f"docs/{PAGE}", "exec"), {})  # raises if a rule breaks
     task = create_task("adding")
     item = task.generate(task.initial_config(0, 32), 7).items[0]
     assert task.judge(item, f"It is {sum(item)}").valid
@@ -48,7 +48,7 @@ def test_the_readme_task_keeps_the_contract_and_adds(blocks: list[tuple[str, str
     assert task.project(task.initial_config(0, 32), {"largest": 10**6}).config.largest == 999
 
 
-def test_the_readme_commands_run_and_a_trl_comparison_runs_on_the_task(
+def test_the_documented_commands_run_and_a_trl_comparison_runs_on_the_task(
     blocks: list[tuple[str, str]], tmp_path: Path, smollm2: Path
 ) -> None:
     lines = [line.partition("#")[0] for language, text in blocks if language == "bash"

@@ -1,6 +1,6 @@
-"""The README's "Write a designer" section works as written.
+"""The documentation's "Write a designer" page works as written.
 
-Its code blocks are read from README.md itself (no copy to drift from): the designer module and
+Its code blocks are read from the page itself (no copy to drift from): the designer module and
 its pyproject.toml are pip-installed as a plug-in, the Python snippet (`check_designer`) is run,
 and every `harness` command shown is run through the real CLI, the comparison at a tiny budget.
 """
@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from designers import check_designer, create_designer, sample_contexts
 from harness_cli import app
-from tests.readme_blocks import README, installed_readme_plugin
+from tests.doc_blocks import installed_doc_plugin
 
-SECTION = "### Write a designer"
+PAGE = "designers/write-a-designer.md"
 TINY = ["--seeds", "1", "--quiet", "--set", "rounds=2", "--set", "samples_per_round=40",
         "--set", "epochs_per_round=1", "--set", "benchmarks=[validation]",
         "--set", "best_of=1"]  # fmt: skip
@@ -28,14 +28,16 @@ TINY = ["--seeds", "1", "--quiet", "--set", "rounds=2", "--set", "samples_per_ro
 
 @pytest.fixture
 def blocks(tmp_path: Path) -> Iterator[list[tuple[str, str]]]:
-    """The section's blocks, with its designer package installed from them."""
-    with installed_readme_plugin(SECTION, tmp_path, "weakest_designer") as found:
+    """The page's blocks, with its designer package installed from them."""
+    with installed_doc_plugin(PAGE, tmp_path, "weakest_designer") as found:
         yield found
 
 
-def test_the_readme_designer_conforms_and_does_what_it_says(blocks: list[tuple[str, str]]) -> None:
+def test_the_documented_designer_conforms_and_does_what_it_says(
+    blocks: list[tuple[str, str]],
+) -> None:
     [snippet] = [text for language, text in blocks if language == "python" and "class " not in text]
-    code = compile(snippet, f"{README.name} ({SECTION})", "exec")
+    code = compile(snippet, f"docs/{PAGE}", "exec")
     exec(code, {})  # raises DesignerConformanceError if the designer breaks a rule
     proposals = check_designer(create_designer("weakest"))
     start, mid = sample_contexts()[:2]
@@ -45,7 +47,7 @@ def test_the_readme_designer_conforms_and_does_what_it_says(blocks: list[tuple[s
     assert growth == sorted(growth) and growth[0] < 1 < growth[-1]  # valid rate falls with size
 
 
-def test_the_readme_commands_run_the_designer(
+def test_the_documented_commands_run_the_designer(
     blocks: list[tuple[str, str]], tmp_path: Path
 ) -> None:
     lines = [line.partition("#")[0] for language, text in blocks if language == "bash"
