@@ -3,7 +3,8 @@
 Written from the registries themselves (the entry points of whatever is installed, plug-ins
 included) each time the documentation is built, so the page cannot fall behind the code: a
 designer's options are its options model's fields, a backend's settings its section's model, a
-task's its settings model and knobs. `docs/hooks/registry_page.py` adds it to the site;
+task's its settings model and knobs, with an item of its validation suite per value of its first
+cut (a gallery of what the policy is asked). `docs/hooks/registry_page.py` adds it to the site;
 `python -m harness_cli.registry_page` prints it.
 """
 
@@ -29,17 +30,18 @@ from designers import (
 from envdesign_common import ConfigError
 from harness.backends.base import BackendUnavailable
 from harness.backends.registry import BACKENDS, describe_backends
-from tasks import TaskLoadError, create_task, describe_tasks, task_spec
+from tasks import SuiteItem, Task, TaskLoadError, create_task, describe_tasks, task_spec
 
 TITLE = "Registered plug-ins"
 
 _INTRO = f"""# {TITLE}
 
 Every designer, backend and task registered in the environment that built this page, with what
-an experiment may set for each: generated from the registries (the entry-point groups
-`harness.designers`, `harness.designer_families`, `harness.backends` and `harness.tasks`), so a
-plug-in installed beside the project appears here as the built-ins do. `harness designers list`,
-`harness backends list` and `harness tasks show TASK` print the same on the command line.
+an experiment may set for each and, for a task, what its validation items ask: generated from
+the registries (the entry-point groups `harness.designers`, `harness.designer_families`,
+`harness.backends` and `harness.tasks`), so a plug-in installed beside the project appears here
+as the built-ins do. `harness designers list`, `harness backends list` and `harness tasks show
+TASK` print the same on the command line.
 """
 
 
@@ -111,8 +113,33 @@ def _tasks() -> str:
             f"(validation `{task.validation_suite}`; benchmarks "
             f"{_listing(task.benchmark_suites)}).",
             "",
+            *_gallery(task),
         ]
     return "\n".join(parts)
+
+
+def _gallery(task: Task[Any, Any]) -> list[str]:
+    """An item of the validation suite per value of the task's first cut: what the policy is
+    asked, and the task's own reference answer, as collapsed blocks."""
+    cut = task.cuts[0] if task.cuts else None
+    shown: dict[str, SuiteItem[Any]] = {}
+    for item in task.suite(task.validation_suite).items:
+        shown.setdefault(item.cuts.get(cut, "") if cut else "", item)
+    parts = [f"Examples from `{task.validation_suite}`, one per {cut or 'suite'}:", ""]
+    for value, entry in shown.items():
+        asked = task.prompt(entry.item)[-1]["content"]
+        answer = task.reference_answer(entry.item) or "(none: judged by the task)"
+        title = f"{cut} {value}: `{entry.id}`" if cut else f"`{entry.id}`"
+        parts += [f'??? example "{title}"', "", _indented(asked, "text"), "",
+                  "    Reference answer:", "", _indented(answer, "text"), ""]  # fmt: skip
+    return parts
+
+
+def _indented(text: str, language: str) -> str:
+    """A fenced block inside a collapsed admonition (indented four spaces)."""
+    fence = "````" if "```" in text else "```"
+    lines = [f"{fence}{language}", *text.splitlines(), fence]
+    return "\n".join(f"    {line}" if line else "" for line in lines)
 
 
 def _model_section(model: type[BaseModel], lead: str, level: int = 3) -> str:
