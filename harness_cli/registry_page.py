@@ -218,8 +218,11 @@ def _anchor(model: type[BaseModel]) -> str:
 
 
 def _cell(text: str) -> str:
-    """Text that stays inside one table cell."""
-    return " ".join(text.split()).replace("|", "\\|")
+    """Text that stays inside one table cell, read as text (``llm:<model>`` is no HTML tag)."""
+    parts = " ".join(text.split()).replace("|", "\\|").split("`")
+    for i in range(0, len(parts), 2):  # outside code spans (inside, Markdown shows text as is)
+        parts[i] = parts[i].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return "`".join(parts)
 
 
 if __name__ == "__main__":

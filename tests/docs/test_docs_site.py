@@ -44,6 +44,7 @@ def test_the_reference_lists_every_registered_plug_in() -> None:
     assert "| `hole_ratio` |" not in page  # knobs by path, as a designer writes them
     assert "| `sizes.*.hole_ratio` | 0..0.5 (number, harder up) |" in page
     assert "| `temperature` | float \\| None |" in page  # a union escaped inside its cell
+    assert "llm:&lt;model string&gt;" in page  # text, not a tag the browser drops
     for value in ("size 3x3", "size 10x10", "dataset word_sorting"):  # a validation item per arm
         assert f'??? example "{value}: `' in page, value
 
