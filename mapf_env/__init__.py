@@ -16,6 +16,7 @@ from mapf_env.export import (
     read_provenance,
     read_records,
     to_record,
+    verl_rows_schema,
     write_jsonl,
     write_parquet,
 )
@@ -142,6 +143,7 @@ __all__ = [
     "sum_of_costs",
     "to_record",
     "verify",
+    "verl_rows_schema",
     "write_jsonl",
     "write_parquet",
 ]

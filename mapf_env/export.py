@@ -34,28 +34,35 @@ METADATA_KEY = b"mapf_env"
 """Parquet schema-metadata key of the provenance (schema, package, prompt versions, commit)."""
 
 _MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
-VERL_SCHEMA = pa.schema(
-    [
-        ("data_source", pa.string()),
-        ("prompt", pa.list_(_MESSAGE)),
-        ("ability", pa.string()),
-        ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
-        (
-            "extra_info",
-            pa.struct(
-                [
-                    ("size", pa.int64()),
-                    ("agents", pa.int64()),
-                    ("hole_count", pa.int64()),
-                    ("hole_ratio", pa.float64()),
-                    ("needs_conflict_resolution", pa.bool_()),
-                    ("index", pa.int64()),
-                    ("split", pa.string()),
-                    ("id", pa.string()),
-                ]
-            ),
-        ),
-    ]
+
+
+def verl_rows_schema(extra_info: pa.StructType) -> pa.Schema:
+    """verl's RL parquet columns (`data_source`, the `prompt` messages, `ability`, the
+    `reward_model` with its ground truth), with `extra_info` of the writer's own fields."""
+    return pa.schema(
+        [
+            ("data_source", pa.string()),
+            ("prompt", pa.list_(_MESSAGE)),
+            ("ability", pa.string()),
+            ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+            ("extra_info", extra_info),
+        ]
+    )
+
+
+VERL_SCHEMA = verl_rows_schema(
+    pa.struct(
+        [
+            ("size", pa.int64()),
+            ("agents", pa.int64()),
+            ("hole_count", pa.int64()),
+            ("hole_ratio", pa.float64()),
+            ("needs_conflict_resolution", pa.bool_()),
+            ("index", pa.int64()),
+            ("split", pa.string()),
+            ("id", pa.string()),
+        ]
+    )
 )
 """Explicit, so every file has the same types whatever its rows hold (e.g. all ids missing)."""
 

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from envdesign_common import atomic_write_bytes, provenance
+from mapf_env import verl_rows_schema
 from tasks import ItemCodec, Task
 
 __all__ = ["ROWS_SCHEMA", "ROWS_SCHEMA_VERSION", "read_truths", "write_rows"]
@@ -30,16 +31,7 @@ __all__ = ["ROWS_SCHEMA", "ROWS_SCHEMA_VERSION", "read_truths", "write_rows"]
 ROWS_SCHEMA_VERSION = "1"
 METADATA_KEY = b"envdesign_rows"
 """Parquet schema-metadata key of the provenance (schema version, code, the task)."""
-_MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
-ROWS_SCHEMA = pa.schema(
-    [
-        ("data_source", pa.string()),
-        ("prompt", pa.list_(_MESSAGE)),
-        ("ability", pa.string()),
-        ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
-        ("extra_info", pa.struct([("index", pa.int64()), ("split", pa.string())])),
-    ]
-)
+ROWS_SCHEMA = verl_rows_schema(pa.struct([("index", pa.int64()), ("split", pa.string())]))
 """Explicit, so every file has the same types whatever its rows hold."""
 
 
