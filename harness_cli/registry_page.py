@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import types
 import typing
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -64,7 +65,7 @@ def _designers() -> str:
             models.setdefault(model, []).append(name)
         rows.append(f"| `{name}` | {_tasks_cell(served)} | {options} | {_cell(description)} |")
     sections = [
-        _model_section(model, f"Set under `designer_options.<name>` for {_names(names)}.")
+        _model_section(model, f"Set under `designer_options.<name>` for {_listing(names)}.")
         for model, names in models.items()
     ]
     return "\n".join(["## Designers", "", *rows, "", *sections])
@@ -205,12 +206,8 @@ def _tasks_cell(served: tuple[str, ...] | None) -> str:
     return "any" if served is None else ", ".join(served)
 
 
-def _listing(values: tuple[str, ...]) -> str:
+def _listing(values: Sequence[str]) -> str:
     return ", ".join(f"`{value}`" for value in values) or "none"
-
-
-def _names(names: list[str]) -> str:
-    return ", ".join(f"`{name}`" for name in names)
 
 
 def _anchor(model: type[BaseModel]) -> str:
