@@ -11,6 +11,10 @@ machines even when the absolute seconds do not:
 * the same fp32 round against itself with torch's own products (MKL) instead of the pinned
   OpenBLAS tiles that compute alike on every x86-64 CPU with AVX2 and any thread count
   (`harness.backends.cpu.products`): what that reproducibility costs;
+* the learner's vendor-neutral kernels against the MKL ones that compute differently on Intel
+  and AMD CPUs (`harness.backends.cpu.vendor_kernels`), on the same inputs: fused Adam against
+  torch's default Adam (whose square root is MKL's), softmax against ``exp`` for the
+  probabilities: what the same bits on every vendor's CPU cost;
 * greedy evaluation of all 3,150 benchmark instances (3/4/5 agents; target <= 30 s), against
   the same rollout without vectorisation (one instance per rollout) on a small sample, per
   instance.
@@ -35,6 +39,7 @@ wall times swing by tens of percent, while the CPU seconds show whether the work
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import resource
 import time
@@ -47,6 +52,8 @@ from bench_console import bench_console
 from rich.table import Table
 
 from harness.backends.cpu import CpuBackend, CpuLearnerSettings
+from harness.backends.cpu import backend as learner_backend
+from harness.backends.cpu import grpo as learner_grpo
 from harness.backends.cpu import policy as learner_policy
 from harness.backends.policy_names import CPU_POLICIES
 from harness.evaluate import validation_report
@@ -86,6 +93,43 @@ def torch_products() -> Iterator[None]:
         learner_policy.in_fp32 = saved
 
 
+KERNEL_REPEATS = 200
+"""Calls of each kernel a kernel-cost row times (after one untimed call)."""
+
+
+def kernel_costs(backend: CpuBackend) -> dict[str, tuple[float, float, str]]:
+    """Seconds of the learner's vendor-neutral kernels against the MKL ones they replace
+    (`harness.backends.cpu.vendor_kernels`), on the same inputs: `KERNEL_REPEATS` optimiser
+    steps of the trained policy's parameters with its gradients set, fused Adam against
+    torch's default; and as many probabilities of one update chunk's log-probabilities
+    (`grpo.CHUNK_ROWS` x 5), softmax against ``exp``. A training round would not tell: the two
+    compute other numbers, so their rounds play other episodes."""
+    policy = copy.deepcopy(backend.policy)
+    for p in policy.parameters():
+        p.grad = torch.randn(p.shape, generator=torch.Generator().manual_seed(0)) * 1e-3
+    logp = torch.log_softmax(torch.randn(learner_grpo.CHUNK_ROWS, 5), -1)
+
+    def repeat(fn: Callable[[], object]) -> float:
+        fn()
+        return timed(lambda: [fn() for _ in range(KERNEL_REPEATS)])[0]
+
+    fused = learner_backend.adam(policy, 1e-3)
+    default = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    with torch.no_grad():
+        return {
+            f"Adam step x {KERNEL_REPEATS}": (
+                repeat(fused.step),
+                repeat(default.step),
+                "default Adam (MKL's sqrt)",
+            ),
+            f"probabilities x {KERNEL_REPEATS}": (
+                repeat(lambda: learner_policy.probabilities(logp)),
+                repeat(logp.exp),
+                "exp (MKL's)",
+            ),
+        }
+
+
 def train_seconds(
     instances: tuple[Instance, ...], *, precision: Precision
 ) -> tuple[tuple[float, float], CpuBackend]:
@@ -113,6 +157,7 @@ def main(quick: bool = False) -> None:
     (t_small16, c_small16), _ = train_seconds(round_small, precision="bf16")
     with torch_products():
         (t_mkl, c_mkl), _ = train_seconds(round_small, precision="fp32")
+    kernels = kernel_costs(trained)
     answers: list[list[str]] = []
     t_eval, c_eval = timed(lambda: answers.extend(trained.respond(bench)))
     picks = bench[:: max(1, len(bench) // sample)][:sample]
@@ -146,6 +191,11 @@ def main(quick: bool = False) -> None:
         f"torch's products (MKL {here.mkl_branch}) {t_mkl:.1f}s ({c_mkl:.1f} cpu s)",
         f"pinned products take {t_small / t_mkl:.2f}x the time ({c_small / c_mkl:.2f}x cpu)",
     )
+    for label, (ours, theirs, reference) in kernels.items():
+        table.add_row(
+            label, f"{ours:.2f}", "-", "-", f"{reference} {theirs:.2f}s",
+            f"vendor-neutral takes {ours / theirs:.2f}x the time",
+        )  # fmt: skip
     per_loop = t_loop / len(picks)
     table.add_row(
         f"eval {len(bench)} benchmark, greedy",

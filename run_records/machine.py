@@ -8,11 +8,12 @@ answers -- and possibly other conclusions -- on another machine. So:
   paths on every x86-64 CPU with AVX2 (`PINNED`): ATen's vectorised kernels at AVX2 (AVX-512
   machines otherwise run other, wider ones), and MKL's ``COMPATIBLE`` branch, the one MKL
   honours on Intel and AMD CPUs alike (its AVX2 branch is Intel's only: an AMD CPU runs
-  ``AUTO`` instead). The learner's fp32 matrix products do not use MKL at all
-  (`harness.backends.cpu.products`: OpenBLAS's Haswell kernels, in tiles fixed whatever the
-  thread count); what MKL still computes there is torch's vector math (exp, log, sqrt, tanh),
-  whose results follow the branch, which on an AVX-512 CPU gave the same bits with MKL limited
-  to SSE4.2, AVX2 or AVX-512 instructions. `setdefault` leaves a user's own choice alone.
+  ``AUTO`` instead). The CPU learner's fp32 work does not use MKL at all: its matrix products
+  are OpenBLAS's Haswell kernels, in tiles fixed whatever the thread count
+  (`harness.backends.cpu.products`), and it calls none of torch's vector math (exp, log, sqrt,
+  tanh), which MKL computes by CPU vendor whatever its branch
+  (`harness.backends.cpu.vendor_kernels`). The branch is still pinned for any other torch code
+  in the process. `setdefault` leaves a user's own choice alone.
 * `MachineRecord` says what was in effect, read back from torch, MKL and OpenBLAS rather than
   assumed, and the learner's `fingerprint`: a checksum of what a fixed tiny training computed
   in the run's process (`harness.backends.cpu.fingerprint`). Boards pool runs whose

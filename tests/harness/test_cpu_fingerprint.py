@@ -21,7 +21,6 @@ from harness.backends.cpu import CpuBackend, CpuLearnerSettings
 from harness.backends.cpu.fingerprint import fingerprint_instances, learner_fingerprint
 from mapf_env import SIZES
 from run_records import Precision, cpu_flags
-from run_records.machine import cpu_model
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,19 +29,11 @@ def fingerprint(precision: Precision, threads: int) -> str:
     return learner_fingerprint(CpuBackend, precision, threads)
 
 
-REFERENCE = {"2.13.0+cpu": "0b35eaf604c61408"}
-"""The fp32 fingerprint by torch version on x86-64 CPUs with AVX2 and FMA, as
-`../shared/tools/fingerprints/` records what each machine printed: an Intel Xeon with AVX-512
-and AMX computed it. Another x86-64 CPU that prints another one does not compute what this
-project's figures were computed with."""
-
-AMD_PARTS = {"2.13.0+cpu": "e959151732fd2293"}
-"""What an AMD EPYC (Zen, AVX2 and FMA, no AVX-512) computes instead: the same generated
-instances, initial policy and greedy answers as the Intel reference, another policy after
-training (`fingerprint.py` stage by stage). A known divergence whose cause is not yet found: the
-reference test is expected to fail there, strictly, so that it says so the day it is fixed."""
-
-ON_AMD = cpu_model().upper().startswith("AMD")
+REFERENCE = {"2.13.0+cpu": "db74825b55b7edcc"}
+"""The fp32 fingerprint by torch version on x86-64 CPUs with AVX2 and FMA: an AMD EPYC with
+AVX-512 (Zen 4) computes it natively, and an Intel Haswell and an AMD EPYC-Rome under
+emulation (`tests/harness/test_cross_cpu.py`, which CI runs). An x86-64 CPU that prints another
+one does not compute what this project's figures were computed with."""
 
 
 def test_instances_span_every_size() -> None:
@@ -116,18 +107,5 @@ def test_fp32_fingerprint_ignores_what_differs_between_cpus() -> None:
     not AVX2 or torch.__version__ not in REFERENCE,
     reason=f"the reference is for x86-64 AVX2 CPUs with torch {', '.join(REFERENCE)}",
 )
-@pytest.mark.xfail(
-    ON_AMD,
-    reason=f"an AMD EPYC trains other bits than the Intel reference ({AMD_PARTS}): known",
-    strict=True,
-)
 def test_fp32_fingerprint_is_the_reference() -> None:
     assert fingerprint("fp32", 2) == REFERENCE[torch.__version__]
-
-
-@pytest.mark.skipif(
-    not ON_AMD or torch.__version__ not in AMD_PARTS, reason="what an AMD EPYC computes"
-)
-def test_an_amd_cpu_computes_what_it_was_measured_to() -> None:
-    """Until AMD and Intel agree, each at least stays what it was: a change here is news."""
-    assert fingerprint("fp32", 2) == AMD_PARTS[torch.__version__]

@@ -226,7 +226,7 @@ MISTAKES = {
 }
 """The mistakes a short round must cut, by kind: answers written wrong (the verifier checks
 these first, so their share is exact), and moves into a hole or off the grid."""
-DRILL_DROP = {"format": 0.07, "falls": 0.04}
+DRILL_DROP = {"format": 0.07, "falls": 0.03}
 """About half the smallest drop of each share measured (see the test)."""
 
 
@@ -252,6 +252,7 @@ def drill(
     return before, mistake_shares(backend, validation, seed)
 
 
+@pytest.mark.learning
 def test_a_short_round_drives_the_mistakes_down(
     training: tuple[Instance, ...], validation: list[Instance], learner_precision: Precision
 ) -> None:
@@ -260,33 +261,34 @@ def test_a_short_round_drives_the_mistakes_down(
     step into a hole or off the grid (bounds, hole).
 
     Measured (2 threads, share before -> after, `python -m tests.harness.test_cpu_free_actions`,
-    on an Intel Xeon with AVX-512 and AMX, fp32 learner fingerprint 0b35eaf604c61408; bf16
-    native, and bf16 with oneDNN held to AVX2, a CPU without native bf16):
+    fp32 learner fingerprint db74825b55b7edcc, which every x86-64 CPU with AVX2 computes; bf16
+    native on an AMD EPYC with avx512_bf16, and bf16 with oneDNN held to AVX2, a CPU without
+    native bf16):
 
         setup, seed    format          falls
         fp32, 0        0.180 -> 0.035  0.482 -> 0.339
         fp32, 1        0.221 -> 0.016  0.455 -> 0.226
-        fp32, 2        0.196 -> 0.016  0.492 -> 0.323
-        fp32, 3        0.224 -> 0.041  0.479 -> 0.351
+        fp32, 2        0.196 -> 0.016  0.492 -> 0.231
+        fp32, 3        0.224 -> 0.044  0.479 -> 0.331
         fp32, 4        0.201 -> 0.029  0.466 -> 0.323
-        fp32, 5        0.242 -> 0.035  0.438 -> 0.364
-        bf16, 0        0.181 -> 0.028  0.481 -> 0.278
-        bf16, 1        0.223 -> 0.022  0.455 -> 0.357
-        bf16, 2        0.199 -> 0.021  0.492 -> 0.347
-        bf16, 3        0.224 -> 0.040  0.479 -> 0.323
-        bf16, 4        0.203 -> 0.033  0.466 -> 0.364
-        bf16, 5        0.247 -> 0.025  0.436 -> 0.302
-        bf16 AVX2, 0   0.181 -> 0.026  0.481 -> 0.300
-        bf16 AVX2, 1   0.223 -> 0.019  0.455 -> 0.242
-        bf16 AVX2, 2   0.199 -> 0.016  0.492 -> 0.276
-        bf16 AVX2, 3   0.224 -> 0.041  0.479 -> 0.374
+        fp32, 5        0.242 -> 0.035  0.438 -> 0.372
+        bf16, 0        0.181 -> 0.024  0.481 -> 0.269
+        bf16, 1        0.223 -> 0.016  0.455 -> 0.259
+        bf16, 2        0.199 -> 0.016  0.492 -> 0.276
+        bf16, 3        0.224 -> 0.041  0.479 -> 0.307
+        bf16, 4        0.203 -> 0.029  0.466 -> 0.345
+        bf16, 5        0.247 -> 0.022  0.436 -> 0.279
+        bf16 AVX2, 0   0.181 -> 0.030  0.481 -> 0.380
+        bf16 AVX2, 1   0.223 -> 0.029  0.455 -> 0.383
+        bf16 AVX2, 2   0.199 -> 0.016  0.492 -> 0.354
+        bf16 AVX2, 3   0.224 -> 0.043  0.479 -> 0.357
 
-    Smallest drops: format 0.145 (fp32 seed 0), falls 0.074 (fp32 seed 5); each threshold is
+    Smallest drops: format 0.145 (fp32 seed 0), falls 0.065 (fp32 seed 5); each threshold is
     about half of its smallest. Falls also hide behind format slips (the verifier names the
     earlier check), so their share moves less. The test runs seed 0, whose drops clear the
-    thresholds by 7 (format) and 10 (falls) points or more in every setup, against the 1.5 to
-    2.8 points one seed's figures move between two CPUs when the learner's products are not
-    pinned.
+    thresholds by 7 (format) and 7 (falls) points or more in every setup; fp32 computes the same
+    bits on every such CPU, and bf16 differs between CPUs by about what the two bf16 setups
+    differ by here.
     """
     settings = FREE.model_copy(update={"precision": learner_precision})
     before, after = drill(settings, training, validation, 0)

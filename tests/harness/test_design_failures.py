@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from harness_cli import app
 from run_records import ResultRecord
 from tests.designers.openai_server import FAST, Reply, ScriptedServer
+
+pytestmark = pytest.mark.e2e
 
 runner = CliRunner()
 SPEC = "llm:openai/scripted-model"

@@ -46,6 +46,7 @@ def group_gone(pgid: int, timeout: float = 15) -> bool:
     return False
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(("signum", "code", "to_group"),
                          [(signal.SIGINT, 130, True), (signal.SIGTERM, 143, False)])  # fmt: skip
 def test_an_interrupted_compare_reports_and_resumes(
@@ -83,6 +84,7 @@ def test_an_interrupted_compare_reports_and_resumes(
     assert len(list(out.glob("quick/*/seed-0/result.json"))) == 2
 
 
+@pytest.mark.e2e
 def test_an_interrupted_eval_says_how_to_continue(
     tmp_path: Path, openai_server: ScriptedServer
 ) -> None:

@@ -64,6 +64,7 @@ def test_a_designer_runs_the_whole_loop(tmp_path: Path) -> None:
     assert shared.initial_source == "shared"
 
 
+@pytest.mark.e2e
 def test_a_killed_run_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
     experiment = tiny()
     config = tmp_path / "tiny.yaml"

@@ -47,8 +47,13 @@ LABELS = {
 @pytest.fixture(scope="module")
 def hostile() -> Iterator[HostileServer]:
     server = HostileServer().start()
-    complete(Target(model="openai/m", api_base=server.base_url("html")),  # warm LiteLLM up
-             [{"role": "user", "content": "hi"}], CallSettings(timeout_s=60.0))  # fmt: skip
+    # Warm LiteLLM up (its first call imports and builds much), in one attempt: the server's
+    # HTML page is a failure LiteLLM would retry, backing off for 45 s.
+    complete(
+        Target(model="openai/m", api_base=server.base_url("html")),
+        [{"role": "user", "content": "hi"}],
+        CallSettings(timeout_s=60.0, max_retries=0),
+    )
     yield server
     server.stop()
 

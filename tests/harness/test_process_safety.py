@@ -19,6 +19,8 @@ import pytest
 from harness.run_lock import COMMAND_LOCK, WRITER_LOCK, refusal
 from run_records import check_round, read_result
 
+pytestmark = pytest.mark.e2e
+
 REPO = Path(__file__).parents[2]
 ROUNDS = 8
 TINY = ["--designers", "random,uniform", "--workers", "2", "--set", "samples_per_round=40",

@@ -42,6 +42,7 @@ THREADS = max(1, available_cores() // min(available_cores(), 2))
 """Torch threads the local executor gives each of two runs; Ray runs get as many CPUs."""
 
 
+@pytest.mark.e2e
 def test_compare_on_ray_streams_progress_and_matches_local_runs(tmp_path: Path) -> None:
     """Through the CLI, on a Ray instance the executor starts and shuts down itself."""
     connected = ray.is_initialized()
@@ -81,6 +82,7 @@ def local_ray() -> Iterator[None]:
     ray.shutdown()
 
 
+@pytest.mark.e2e
 @pytest.mark.usefixtures("local_ray")
 def test_a_failing_run_is_named_and_the_others_finish(tmp_path: Path) -> None:
     experiment = tiny(rounds=1, samples_per_round=60, designers=["random", "uniform"])
@@ -97,6 +99,7 @@ def test_a_failing_run_is_named_and_the_others_finish(tmp_path: Path) -> None:
     assert ray.is_initialized()
 
 
+@pytest.mark.e2e
 @pytest.mark.usefixtures("local_ray")
 def test_user_errors_in_a_ray_run_stay_one_line(tmp_path: Path) -> None:
     (tmp_path / "quick" / "random" / "seed-0").mkdir(parents=True)
@@ -108,6 +111,7 @@ def test_user_errors_in_a_ray_run_stay_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in result.output and "RayTaskError" not in result.output
 
 
+@pytest.mark.e2e
 @pytest.mark.usefixtures("local_ray")
 def test_resources_and_the_shared_directory_are_checked(tmp_path: Path) -> None:
     experiment = tiny(rounds=1, designers=["random"])

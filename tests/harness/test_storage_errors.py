@@ -115,6 +115,7 @@ class DiskRun:
         return line
 
 
+@pytest.mark.e2e
 @needs_namespaces
 def test_a_disk_that_fills_during_a_run_stops_it_in_one_line_and_resume_completes(
     tmp_path: Path,
@@ -156,6 +157,7 @@ def test_a_disk_that_fills_during_a_run_stops_it_in_one_line_and_resume_complete
     assert f"{run_dir}/result.json" in after and f"{run_dir}/failure.json" not in after
 
 
+@pytest.mark.e2e
 @needs_namespaces
 def test_a_filesystem_that_turns_read_only_stops_the_run_in_one_line(tmp_path: Path) -> None:
     at = DiskRun(tmp_path)

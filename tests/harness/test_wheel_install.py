@@ -67,6 +67,7 @@ def _clean_env(venv: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.e2e
 def test_compare_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     venv, dist, work = tmp_path / "venv", tmp_path / "dist", tmp_path / "work"
     work.mkdir()

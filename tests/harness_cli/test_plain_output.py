@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.e2e
+
 REPO = Path(__file__).parents[2]
 TINY = ["--set", "rounds=1", "--set", "samples_per_round=40", "--set", "epochs_per_round=1",
         "--set", "benchmarks=[validation]", "--set", "best_of=1", "--quiet"]  # fmt: skip

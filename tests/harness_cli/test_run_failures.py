@@ -18,6 +18,8 @@ import pytest
 
 from run_records import read_failure, read_result
 
+pytestmark = pytest.mark.e2e
+
 REPO = Path(__file__).parents[2]
 PLUGIN = Path(__file__).resolve().parent / "crash_plugin"
 TINY = ["--set", "samples_per_round=40", "--set", "epochs_per_round=1",

@@ -117,6 +117,7 @@ def test_unknown_suite_names_the_available_ones() -> None:
         load_suite("6agents")
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", ["validation", "3agents", "4agents", "5agents"])
 def test_rebuilding_from_seeds_reproduces_the_shipped_suite(name: str) -> None:
     entry = load_manifest()["suites"][name]

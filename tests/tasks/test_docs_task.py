@@ -48,6 +48,7 @@ def test_the_documented_task_keeps_the_contract_and_adds(blocks: list[tuple[str,
     assert task.project(task.initial_config(0, 32), {"largest": 10**6}).config.largest == 999
 
 
+@pytest.mark.trl
 def test_the_documented_commands_run_and_a_trl_comparison_runs_on_the_task(
     blocks: list[tuple[str, str]], tmp_path: Path, smollm2: Path
 ) -> None:

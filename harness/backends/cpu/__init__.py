@@ -30,14 +30,16 @@ pin_cpu_kernels()
 if TYPE_CHECKING:
     from harness.backends.cpu.backend import CpuBackend
     from harness.backends.cpu.settings import CpuLearnerSettings
+    from harness.backends.cpu.vendor_kernels import VendorKernelCalled, forbid_vendor_kernels
 
-__all__ = ["CpuBackend", "CpuLearnerSettings"]
+__all__ = ["CpuBackend", "CpuLearnerSettings", "VendorKernelCalled", "forbid_vendor_kernels"]
 
 
 def __getattr__(name: str) -> Any:
-    """The learner's classes, imported when first asked for: the backend's spec
-    (`harness.backends.cpu.spec`), read whenever an experiment is validated, must not import
-    torch. Every path into the package runs the pinning above first."""
+    """The learner's classes and the guard against vendor kernels, imported when first asked
+    for: the backend's spec (`harness.backends.cpu.spec`), read whenever an experiment is
+    validated, must not import torch. Every path into the package runs the pinning above
+    first."""
     if name == "CpuBackend":
         from harness.backends.cpu.backend import CpuBackend
 
@@ -46,6 +48,10 @@ def __getattr__(name: str) -> Any:
         from harness.backends.cpu.settings import CpuLearnerSettings
 
         return CpuLearnerSettings
+    if name in ("VendorKernelCalled", "forbid_vendor_kernels"):
+        from harness.backends.cpu import vendor_kernels
+
+        return getattr(vendor_kernels, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -44,6 +44,11 @@ EVAL_CHUNK = 4096
 """Episodes per evaluation rollout: bounds memory on large suites."""
 
 
+def adam(policy: torch.nn.Module, lr: float) -> torch.optim.Adam:
+    """The learner's optimiser: Adam, fused (see `harness.backends.cpu.grpo`, step 5)."""
+    return torch.optim.Adam(policy.parameters(), lr=lr, fused=True)
+
+
 class CpuBackend:
     """GRPO on a small torch policy; see the module docstring."""
 
@@ -69,7 +74,7 @@ class CpuBackend:
         """A fresh policy from `seed`, its frozen base copy, a new optimiser and valid-rate EMA."""
         self.policy = self._fresh_policy(seed)
         self.base = copy.deepcopy(self.policy).requires_grad_(False)
-        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=self.settings.lr)
+        self.optimizer = adam(self.policy, self.settings.lr)
         self.running = RunningValidRate()
         self.steps_done = 0
 
@@ -172,6 +177,8 @@ class CpuBackend:
         self.policy.load_state_dict(state["policy"])
         self.base.load_state_dict(state["base"])
         self.optimizer.load_state_dict(state["optimizer"])
+        for group in self.optimizer.param_groups:  # a saved group's options replace ours
+            group["fused"], group["foreach"] = True, None
         self.running = RunningValidRate(initial=float(state["running"]))
         self.running.updates = int(state["running_updates"])
         self.steps_done = int(state["steps_done"])

@@ -27,7 +27,10 @@ Read top to bottom, one optimiser step does this:
    so the PPO ratio is 1 and clipping would never act; it is therefore left out. The free
    learner's t = 0 decisions carry a second token, the agent's writing slip: its log-probability
    is added to the move's and its exact KL to the move's, with the same advantage.
-5. **Step.** Adam, gradient norm clipped at `grad_clip`.
+5. **Step.** Adam, gradient norm clipped at `grad_clip`. Fused Adam (ATen's own kernel, whose
+   square root is the CPU's correctly rounded instruction): the default one takes
+   ``exp_avg_sq.sqrt()`` of each parameter through MKL's vector math, whose results depend on
+   the CPU vendor (`harness.backends.cpu.vendor_kernels`).
 
 There is no value network: the group mean is the baseline.
 
@@ -55,7 +58,14 @@ from typing import TypeVar
 import torch
 
 from envdesign_common import RunningValidRate
-from harness.backends.cpu.policy import ACTIONS, Activations, AgentPolicy, accumulate, concat
+from harness.backends.cpu.policy import (
+    ACTIONS,
+    Activations,
+    AgentPolicy,
+    accumulate,
+    concat,
+    probabilities,
+)
 from harness.backends.cpu.rollout import Rollout, StepRecord, autocast, rollout
 from harness.backends.cpu.settings import CpuLearnerSettings
 from mapf_env import FailureType, Instance, RewardBreakdown, reward
@@ -201,7 +211,7 @@ def decisions(chunk: Chunk, advantages: torch.Tensor) -> Decisions:
 def exact_kl(logp: torch.Tensor, ref: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """KL(pi || ref) per decision over the legal actions."""
     diff = torch.where(mask, logp - ref, torch.zeros_like(logp))
-    return (logp.exp() * diff).sum(-1)
+    return (probabilities(logp) * diff).sum(-1)
 
 
 def chosen_and_kl(

@@ -31,6 +31,7 @@ Linear/ReLU stack written out as matrix products. Re-running the forward pass un
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -180,15 +181,32 @@ def log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(logits.masked_fill(~mask, float("-inf")), dim=-1)
 
 
+def probabilities(logp: torch.Tensor) -> torch.Tensor:
+    """exp(`logp`) for log-probabilities normalised over the last dimension, by softmax.
+
+    Not ``logp.exp()``: torch hands the float32 exp of contiguous memory to MKL's vector math
+    library, whose kernels are chosen by CPU vendor and instruction set and are not correctly
+    rounded, so the same seed would sample other actions on another CPU. Softmax runs ATen's
+    own vectorised exp, pinned with the rest of ATen (`run_records.pin_cpu_kernels`); the
+    normalisation it adds changes nothing but rounding, since the row already sums to one.
+    `harness.backends.cpu.vendor_kernels` lists what must not be called and why.
+    """
+    return torch.softmax(logp, dim=-1)
+
+
 def initial_slip_logits(slip_rate: float) -> torch.Tensor:
-    """Writing-head bias whose softmax is `slip_rate` for each slip, the rest for none."""
+    """Writing-head bias whose softmax is `slip_rate` for each slip, the rest for none.
+
+    The logarithms are Python's (the C library's, the same code on every x86-64 CPU with
+    FMA), not torch's, which would go to MKL's vector math (see `probabilities`).
+    """
     if not 0.0 < slip_rate * (SLIPS - 1) < 1.0:
         raise ValueError(
             f"slip_rate {slip_rate} leaves no room for correct lines: use a value in (0, 0.2)"
         )
-    probs = torch.full((SLIPS,), slip_rate)
+    probs = [slip_rate] * SLIPS
     probs[Slip.NONE] = 1.0 - slip_rate * (SLIPS - 1)
-    return probs.log()
+    return torch.tensor([math.log(p) for p in probs], dtype=torch.float32)
 
 
 def accumulate(param: torch.Tensor, grad: torch.Tensor) -> None:

@@ -45,7 +45,7 @@ from harness.backends.cpu.features import (
     observe,
     own_cells,
 )
-from harness.backends.cpu.policy import ACTIONS, Activations, AgentPolicy
+from harness.backends.cpu.policy import ACTIONS, Activations, AgentPolicy, probabilities
 from harness.backends.cpu.writing import write_answer
 from mapf_env import Instance
 from run_records import Precision
@@ -144,7 +144,7 @@ def _conflicts(old: torch.Tensor, new: torch.Tensor) -> torch.Tensor:
 def _choose(logp: torch.Tensor, greedy: bool, generator: torch.Generator | None) -> torch.Tensor:
     if greedy:
         return logp.argmax(-1)
-    return torch.multinomial(logp.exp(), 1, generator=generator).squeeze(1)
+    return torch.multinomial(probabilities(logp), 1, generator=generator).squeeze(1)
 
 
 def _priorities(episodes: int, agents: int, generator: torch.Generator) -> torch.Tensor:

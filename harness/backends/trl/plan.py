@@ -78,7 +78,8 @@ def dry_run(
     lora = s.lora
     lines = [
         f"trl: GRPOTrainer on {experiment.policy} ({found.describe()})",
-        f"  device {s.device}, dtype {s.dtype}, attention {s.attention}, gradient checkpointing "
+        f"  device {s.device}, weights float32, compute {s.dtype} (trl.dtype), attention "
+        f"{s.attention}, gradient checkpointing "
         f"{'on' if s.gradient_checkpointing else 'off'}, generation {s.engine}",
         "  LoRA "
         + (

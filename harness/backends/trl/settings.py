@@ -64,7 +64,9 @@ class TrlSettings(BaseModel):
     )
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
         "auto",
-        description="Weights and compute: auto = bfloat16 on a GPU that has it, float32 on "
+        description="Compute: the weights (and the optimiser's state) stay float32; bfloat16 "
+        "or float16 runs training under mixed precision and generation under autocast, and "
+        "serves the checkpoint in that dtype. auto = bfloat16 on a GPU that has it, float32 on "
         "the CPU (bfloat16 training on a CPU is slow and lossy).",
     )
     attention: Literal["auto", "sdpa", "eager", "flash_attention_2"] = Field(

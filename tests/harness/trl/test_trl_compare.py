@@ -26,6 +26,8 @@ from safetensors.torch import load_file
 from run_records import read_result
 from tests.harness.trl.tiny import tiny_experiment
 
+pytestmark = pytest.mark.trl
+
 REPO = Path(__file__).parents[3]
 DESIGNERS = ("self", "base", "random")
 

@@ -25,6 +25,8 @@ from harness.backends.trl.loading import Placement
 from harness.backends.trl.serving import model_server
 from harness.backends.trl.settings import TrlSettings
 
+pytestmark = pytest.mark.trl
+
 CPU = Placement(device="cpu", dtype="float32")
 
 

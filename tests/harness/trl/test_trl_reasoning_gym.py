@@ -28,6 +28,8 @@ from tasks.reasoning_gym import PRESET
 from tasks.reasoning_gym.config import RgConfig
 from tests.harness.trl.tiny import tiny_experiment
 
+pytestmark = pytest.mark.trl
+
 REPO = Path(__file__).parents[3]
 DESIGNERS = ("random", "uniform", "self", "learning-progress", "regret")
 MIDDLE = {"basic_arithmetic": 2, "chain_sum": 5, "letter_counting": 4, "spell_backward": 2,

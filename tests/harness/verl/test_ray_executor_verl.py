@@ -30,6 +30,8 @@ from tests.harness.verl.fake_verl_ray_worker import HOOK
 from tests.harness.verl.test_orchestration import experiment, fake_logs
 from tests.harness.verl.test_orchestration import runtime as stand_ins
 
+pytestmark = pytest.mark.e2e
+
 ray = pytest.importorskip("ray")
 
 HERE = Path(__file__).resolve().parent
