@@ -18,7 +18,8 @@ from harness.backends.cpu import CpuLearnerSettings
 from harness.backends.cpu.policy import AgentPolicy
 from harness.backends.cpu.rollout import autocast, rollout
 from mapf_env import load_suite
-from run_records import PINNED, current_machine, machine, over_rounds
+from run_records import current_machine, machine, over_rounds
+from run_records.machine import RECORDED_VARIABLES
 
 DESCRIBE = (
     "from harness.backends.cpu import CpuBackend, CpuLearnerSettings; "
@@ -28,8 +29,10 @@ X86 = platform.machine().lower() in ("x86_64", "amd64")
 
 
 def describe(**env: str) -> dict[str, object]:
-    """A fresh process's machine record, with the pinned variables replaced by `env`."""
-    base = {k: v for k, v in os.environ.items() if k not in PINNED}
+    """A fresh process's machine record, with the variables that choose kernels replaced by
+    `env`: a machine or CI may set some of them (``OPENBLAS_CORETYPE``, say), and the record
+    would name them."""
+    base = {k: v for k, v in os.environ.items() if k not in RECORDED_VARIABLES}
     done = subprocess.run(
         [sys.executable, "-c", DESCRIBE], env={**base, **env}, capture_output=True, text=True,
         check=True, timeout=120,
