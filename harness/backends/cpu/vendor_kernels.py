@@ -94,7 +94,7 @@ def forbid_vendor_kernels() -> Iterator[None]:
     """Raise `VendorKernelCalled` at the first float operation MKL would compute in the block.
 
     Every operation passes through Python while it is active (a few times slower): a check for
-    tests and for `harness doctor`-style probes, not for runs.
+    tests (``tests/harness/test_vendor_kernels.py``), not for runs.
     """
     with _Guard():  # type: ignore[no-untyped-call]
         yield
