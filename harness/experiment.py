@@ -367,9 +367,14 @@ class ExperimentConfig(BaseModel):
         # backend's name, where it is read from (none for a backend without settings), and
         # `limit` only when set -- a recorded experiment without the key means whole suites
         # (RecordedExperiment.limit), so every run of whole suites records the same mapping.
+        # A backend may leave its section out while it holds only defaults (the cpu backend,
+        # whose section came after its records), so those records stay comparable.
         out: dict[str, Any] = handler(self)
-        if self.backend_settings is not None:
-            out[self.backend] = self.backend_settings.model_dump(mode=info.mode)
+        section = self.backend_settings
+        if section is not None and (
+            self.backend_spec.section_when_default or section != type(section)()
+        ):
+            out[self.backend] = section.model_dump(mode=info.mode)
         if out.get("limit") is None:
             out.pop("limit", None)
         return out

@@ -253,7 +253,8 @@ def power_cmd(
     strict: StrictOption = False,
     pool_machines: PoolMachinesOption = False,
 ) -> None:
-    """The smallest difference the runs can detect, and the seeds a difference of DELTA needs."""
+    """The smallest difference the runs can detect, and the seeds a difference of DELTA needs:
+    paired against random where designers ran its seeds, else unpaired (and said so)."""
     for name, value, share in (("--delta", delta, False), ("--power", power, True),
                                ("--alpha", alpha, True)):  # fmt: skip
         if value <= 0 or (share and value >= 1):

@@ -21,9 +21,11 @@ stratified-bootstrap intervals (`Board.aggregates`), the probability of improvin
 baseline (`Board.improvements`) and performance profiles (`Board.profiles`), computed in numpy
 (`leaderboards.robust` says why, and is tested against rliable's outputs). It also carries the
 validation curve per round with bands over seeds (`Board.curves`), the controls -- each
-designer's overall Sum normalised between random (0) and matched (1), and the sensitivity line
-matched minus harder (`Board.controls`) -- and the smallest difference it could have detected
-(`Board.power`; `seeds_needed` sizes a comparison).
+designer's overall Sum normalised between random (0) and matched (1), and the sensitivity
+lines matched - random and harder - random (then matched - harder), paired where the seeds
+match (`Board.controls`) -- and the smallest difference it could have detected, from the paired
+spread of differences against random where designers ran its seeds (`Board.power`;
+`seeds_needed` sizes a comparison).
 
 Runs travel as bundles (`bundle_runs`): records, every stored benchmark answer and a checksummed
 manifest; `verify_bundle` re-scores each answer with the installed verifier and suites, and

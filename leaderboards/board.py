@@ -13,7 +13,7 @@ code versions and commits it was built from. A designer some of whose design ste
 than ranked in `rows`, unless its runs were started with --allow-design-failures.
 Beside the Sum cells, a board carries rliable's aggregates, probabilities of improvement and
 performance profiles over the runs x tasks score matrix, validation curves per round, the
-controls (normalised scores, sensitivity) and the smallest difference it could detect: the
+controls (normalised scores, sensitivity lines) and the smallest difference it could detect: the
 models between `Kind` and `Board`, each documented where it is declared.
 """
 
@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 from leaderboards.metrics import Metric
 from tasks import BoardRate
 
-BOARD_SCHEMA_VERSION = "4"
+BOARD_SCHEMA_VERSION = "5"
 """The version of `Board`'s JSON schema (leaderboards/data/board.schema.json)."""
 
 Cut = str
@@ -161,9 +161,22 @@ class Controls(BaseModel):
     )
     negative: str = Field(default="harder", description="The negative control.")
     normalised: tuple[NormalisedScore, ...] = ()
+    positive_minus_zero: dict[str, Delta] = Field(
+        default_factory=dict,
+        description="Per metric: the positive minus the zero control's overall Sum (matched - "
+        "random), points, paired where they ran the same seeds. Only an interval above 0 says "
+        "this budget can see a good designer.",
+    )
+    negative_minus_zero: dict[str, Delta] = Field(
+        default_factory=dict,
+        description="Per metric: the negative minus the zero control's overall Sum (harder - "
+        "random), points, paired where they ran the same seeds. Only an interval below 0 says "
+        "this budget can see a bad designer.",
+    )
     sensitivity: dict[str, Delta] = Field(
         default_factory=dict,
-        description="Per metric: the positive minus the negative control's overall Sum, points.",
+        description="Per metric: the positive minus the negative control's overall Sum (matched "
+        "- harder), points: the coarser line, kept beside the two against the zero control.",
     )
     note: str | None = Field(default=None, description="What is missing, and what to run.")
 
@@ -174,20 +187,43 @@ class DetectableDifference(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     metric: Metric
-    seeds: int = Field(description="Seeds per designer the figure is for (the board's typical).")
+    seeds: int = Field(
+        description="Seeds per designer the figure is for: paired, the zero control's (which "
+        "the paired designers share); unpaired, the board's typical."
+    )
     seed_sd: float = Field(
-        description="Observed run-to-run SD of a designer's overall Sum, points (pooled within "
-        "designers); 0 when no designer has 2+ seeds."
+        description="Paired: the SD of the per-seed difference (a designer's run Sum minus the "
+        "zero control's of the same seed), points, pooled over the designers that ran its "
+        "seeds. Unpaired: the run-to-run SD of a designer's overall Sum, pooled within "
+        "designers. 0 when no designer has 2+ seeds."
     )
     instance_sd: float = Field(
-        description="The instance-sampling standard error of one run's overall Sum, points."
+        description="The instance-sampling standard error, points, of one seed's difference "
+        "(paired: from the per-instance differences) or of one run's overall Sum (unpaired)."
     )
     alpha: float = Field(default=0.05, description="Two-sided.")
     power: float = 0.8
     detectable: float | None = Field(description="Points; None with one seed (no variance).")
-    note: str | None = None
+    note: str | None = Field(default=None, description="Why there is no figure, or why unpaired.")
     pooled: int | None = Field(
-        default=None, description="Designers the SD is pooled over (those with 2+ seeds)."
+        default=None,
+        description="Designers the SD is pooled over: paired, those on the zero control's seeds; "
+        "unpaired, those with 2+ seeds.",
+    )
+    paired: bool = Field(
+        default=False,
+        description="True: the figure is of a paired comparison on the zero control's seeds, "
+        "detectable = z sqrt((seed_sd^2 + instance_sd^2) / seeds); False: the unpaired "
+        "fallback (no designer shares its seeds), z sqrt(2 (seed_sd^2 + instance_sd^2) / seeds).",
+    )
+    against: str | None = Field(
+        default=None,
+        description="The designer the paired differences are taken from; None unpaired.",
+    )
+    unpaired_detectable: float | None = Field(
+        default=None,
+        description="Paired only: the unpaired figure at the same seeds, what a comparison of "
+        "designers on different seeds resolves.",
     )
 
 
@@ -486,7 +522,7 @@ class Board(BaseModel):
         default=(), description="Validation rate per round, per ranked designer and metric."
     )
     controls: Controls | None = Field(
-        default=None, description="Normalised scores and the sensitivity line; None: no designers."
+        default=None, description="Normalised scores and the sensitivity lines; None: no designers."
     )
     power: tuple[DetectableDifference, ...] = Field(
         default=(), description="Per metric: the smallest difference the board could detect."

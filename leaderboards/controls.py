@@ -12,15 +12,24 @@ matching the benchmarks' own mix). With the fixed `random` configuration they gi
   where random is the baseline, `leaderboards.sums.Drawn`); otherwise they are differences of
   each designer's own resampled Sums (independent draws). Where matched does not beat random
   beyond its 95% interval, the scale's unit is noise: a score of -43 would only say that the
-  denominator is near 0, so there are no scores, and a note says why (the sensitivity line
-  still tells whether the budget separates designers). With one seed nothing
+  denominator is near 0, so there are no scores, and a note says why (the sensitivity lines
+  still tell what the budget separates). With one seed nothing
   has an interval: the scores are given, each with the one-seed note.
-- **Sensitivity**: matched minus harder, the overall Sum's delta (`baseline_deltas`), per
-  metric. A budget whose sensitivity interval includes 0 cannot rank designers.
+- **Sensitivity lines**: each control against random, the overall Sum's delta
+  (`baseline_deltas`, paired by seed and instance where the two ran the same seeds, so the
+  deltas' paired differences are reused where random is the baseline), per metric: matched -
+  random (`Controls.positive_minus_zero`), which must lie above 0 beyond its 95% interval or
+  this budget cannot see a good designer, and harder - random (`negative_minus_zero`), which
+  must lie below 0 or it cannot see a bad one. The older matched - harder
+  (`Controls.sensitivity`) is kept beside them: one more delta, and it says whether the
+  controls are told apart at all even where random is missing.
 
-A control missing from the ranked runs is named in `Controls.note` with the preset that runs
-all three; where the board's task is one that `matched` or `harder` does not serve, the note
-says so instead (`Task`-generic designers have no positive or negative control yet).
+A board with a control missing from its ranked runs says, in `Controls.note`, which, what it
+therefore cannot show, and the preset that runs all three: "this board has no controls" where
+it can draw no line against random (random is missing, or both matched and harder are; "no zero
+control" where only random is). Where the board's task is one that `matched`
+or `harder` does not serve, the note says so instead (`Task`-generic designers have no positive
+or negative control yet).
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from designers import designer_tasks
-from leaderboards.board import Controls, NormalisedScore
+from leaderboards.board import Controls, Delta, NormalisedScore
 from leaderboards.bootstrap import ONE_SEED, Floats, interval
 from leaderboards.deltas import baseline_deltas, paired_reps
 from leaderboards.groups import Group, overall_reps, pct
@@ -41,6 +50,9 @@ from leaderboards.sums import Drawn, Replicates, Resampled
 from tasks import serves
 
 ZERO, POSITIVE, NEGATIVE = "random", "matched", "harder"
+CONTROLS = (ZERO, POSITIVE, NEGATIVE)
+LINES = ((POSITIVE, ZERO), (NEGATIVE, ZERO), (POSITIVE, NEGATIVE))
+"""The sensitivity lines, in the order a board shows them: each control against random first."""
 RUN_CONTROLS = "run `harness compare --preset controls` (random, matched and harder)"
 DIGITS = 4
 
@@ -61,13 +73,11 @@ def board_controls(
         note = (f"no controls for task {task}: {' and '.join(unserved)} design for other "
                 "tasks only")  # fmt: skip
         return Controls(zero=ZERO, positive=POSITIVE, negative=NEGATIVE, note=note)
-    zero, one, neg = (named[name][0] if name in named else None
-                      for name in (ZERO, POSITIVE, NEGATIVE))  # fmt: skip
+    zero, one = (named[name][0] if name in named else None for name in (ZERO, POSITIVE))
     notes: list[str] = []
     normalised: list[NormalisedScore] = []
-    if zero is None or one is None:
-        notes.append(f"no normalised scores: {_missing((ZERO, zero), (POSITIVE, one))}")
-    else:
+    scale = None
+    if zero is not None and one is not None:
         scale = _Scale(zero, one, suites, {name: d.sums for name, (_, d) in named.items()},
                        _against_zero(designers, zero, one, named, suites, resamples))  # fmt: skip
         unclear: list[str] = []  # metrics whose scale is noise, with matched - random's interval
@@ -78,19 +88,57 @@ def board_controls(
             notes.append(f"no normalised scores for {_rates(unclear)}: {POSITIVE} does not beat "
                          f"{ZERO} beyond its 95% interval ({'; '.join(unclear)} points), so the "
                          "scale has no length at this budget")  # fmt: skip
-    sensitivity = {}
-    if one is None or neg is None:
-        notes.append(f"no sensitivity line: {_missing((POSITIVE, one), (NEGATIVE, neg))}")
-    else:
-        above, below = named[POSITIVE][1], named[NEGATIVE][1]
-        overall = baseline_deltas(one, neg, above.sums, below.sums, suites, resamples,
-                                  above.paired.get(NEGATIVE)).overall  # fmt: skip
-        sensitivity = {m: d for m in one.metrics if (d := overall.get(m)) is not None}
-    if None in (zero, one, neg):
-        notes.append(RUN_CONTROLS)
+    against_zero = scale.against_zero if scale is not None else {}
+    lines = {
+        (a, b): _line(named, a, b, suites, resamples, against_zero.get(a) if b == ZERO else None)
+        for a, b in LINES
+        if a in named and b in named
+    }
+    missing = [(name, named[name][0] if name in named else None) for name in CONTROLS]
+    if any(g is None for _, g in missing):
+        notes.append(_absent(missing, scale is None, [a for a in LINES if a not in lines]))
     return Controls(zero=ZERO, positive=POSITIVE, negative=NEGATIVE,
-                    normalised=tuple(normalised), sensitivity=sensitivity,
+                    normalised=tuple(normalised),
+                    positive_minus_zero=lines.get((POSITIVE, ZERO), {}),
+                    negative_minus_zero=lines.get((NEGATIVE, ZERO), {}),
+                    sensitivity=lines.get((POSITIVE, NEGATIVE), {}),
                     note="; ".join(notes) or None)  # fmt: skip
+
+
+def _line(
+    named: Mapping[str, tuple[Group, Drawn]],
+    first: str,
+    second: str,
+    suites: list[str],
+    resamples: int,
+    drawn: Replicates | None,
+) -> dict[str, Delta]:
+    """`first` minus `second`, the overall Sum's delta per metric (`baseline_deltas`): paired
+    where they ran the same seeds, reusing the paired differences already drawn (the deltas'
+    where `second` is the baseline, or the scores' against random)."""
+    (one, above), (other, below) = named[first], named[second]
+    known = above.paired.get(second, drawn)
+    overall = baseline_deltas(one, other, above.sums, below.sums, suites, resamples, known).overall
+    return {m: d for m in one.metrics if (d := overall.get(m)) is not None}
+
+
+def _absent(
+    controls: Sequence[tuple[str, Group | None]], unscaled: bool, lines: Sequence[tuple[str, str]]
+) -> str:
+    """What the board cannot show for want of which controls, and how to run them."""
+    zero, one, neg = (g for _, g in controls)
+    if zero is None or (one is None and neg is None):
+        head = "this board has no controls" if one is None or neg is None else (
+            "this board has no zero control")  # fmt: skip
+    else:
+        head = "this board lacks a control"
+    cannot = ["normalised scores"] if unscaled else []
+    if len(lines) == len(LINES):
+        cannot.append("sensitivity lines")
+    else:
+        cannot.append(f"{' or '.join(f'{a} - {b}' for a, b in lines)} line")
+    shows = " and ".join(f"no {what}" for what in cannot)
+    return f"{head}: {_missing(*controls)}, so it shows {shows}; {RUN_CONTROLS}"
 
 
 def _against_zero(
@@ -156,7 +204,8 @@ def _rates(unclear: list[str]) -> str:
 def _missing(*controls: tuple[str, Group | None]) -> str:
     """'matched' is not among the ranked runs (or 'matched' and 'harder' are)."""
     names = [repr(name) for name, g in controls if g is None]
-    return f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} not among the ranked runs"
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{listed} {'is' if len(names) == 1 else 'are'} not among the ranked runs"
 
 
 def _scores(

@@ -19,9 +19,18 @@ from dataclasses import dataclass
 from statistics import mean
 
 from leaderboards.board import Delta, DeltaCell
-from leaderboards.bootstrap import ONE_SEED, Floats, interval, replicates, rng_for, seed_draws
+from leaderboards.bootstrap import (
+    ONE_SEED,
+    Floats,
+    Strata,
+    interval,
+    replicates,
+    rng_for,
+    seed_draws,
+)
 from leaderboards.errors import LeaderboardError
 from leaderboards.groups import Group, overall_reps, pct
+from leaderboards.metrics import Metric
 from leaderboards.sums import Replicates, Resampled
 
 
@@ -88,18 +97,29 @@ def paired_reps(g: Group, base: Group, suites: list[str], resamples: int) -> Rep
         for metric in g.metrics:
             if not g.has(suite, metric):
                 continue
-            strata = []
-            for mine, theirs in zip(g.arrays[suite], base.arrays[suite], strict=True):
-                if mine.layout.ids != theirs.layout.ids:
-                    raise LeaderboardError(
-                        f"{g.designer} and {base.designer} answered different instances of "
-                        f"{suite}: cannot pair them"
-                    )
-                diff = mine.values(metric) - theirs.values(metric)
-                strata.append(mine.strata(diff, mine.mask(None)))
+            strata = instance_differences(g, base, suite, metric)
             rng = rng_for("paired", g.kind, g.designer, base.designer, suite, metric)
             reps[suite, metric] = replicates(strata, draws, rng)
     return reps
+
+
+def instance_differences(g: Group, base: Group, suite: str, metric: Metric) -> list[Strata]:
+    """Per seed (the two groups' runs in seed order: same seeds), `g`'s answer minus `base`'s
+    on each instance of `suite` (-1, 0 or 1), split by stratum: what a paired comparison
+    resamples (`paired_reps`) and what its instance variance is of (`leaderboards.power`).
+
+    Raises `LeaderboardError` when the two answered different instances (nothing to pair).
+    """
+    found: list[Strata] = []
+    for mine, theirs in zip(g.arrays[suite], base.arrays[suite], strict=True):
+        if mine.layout.ids != theirs.layout.ids:
+            raise LeaderboardError(
+                f"{g.designer} and {base.designer} answered different instances of {suite}: "
+                "cannot pair them"
+            )
+        diff = mine.values(metric) - theirs.values(metric)
+        found.append(mine.strata(diff, mine.mask(None)))
+    return found
 
 
 def _unpaired_reps(sums: Resampled, base_sums: Resampled) -> Replicates:

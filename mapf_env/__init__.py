@@ -34,6 +34,7 @@ from mapf_env.instance import (
     Path,
     Plan,
 )
+from mapf_env.overlap import SuiteOverlapError, puzzle_key, shared_puzzles
 from mapf_env.parser import ParseResult, parse
 from mapf_env.paths import Conflict, first_conflict, makespan, path_cost, plan_cost, sum_of_costs
 from mapf_env.projection import ConfigDraft, Projection, merge, project
@@ -109,6 +110,7 @@ __all__ = [
     "SolveResult",
     "SolveStatus",
     "SolverLimits",
+    "SuiteOverlapError",
     "SuiteSpec",
     "Verdict",
     "accuracy_weight",
@@ -130,6 +132,7 @@ __all__ = [
     "path_cost",
     "plan_cost",
     "project",
+    "puzzle_key",
     "random_config",
     "read_jsonl",
     "read_parquet",
@@ -138,6 +141,7 @@ __all__ = [
     "reference_answer",
     "render_prompt",
     "reward",
+    "shared_puzzles",
     "solve",
     "stratified",
     "sum_of_costs",

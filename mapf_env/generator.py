@@ -137,12 +137,26 @@ def generate(
 ) -> GeneratedRound:
     """Make a round's instances with optimal costs; deterministic in (config, seed)."""
     started = time.perf_counter()
+    config = _checked_config(config)
     slots = round_slots(config, seed)
     workers = _worker_count(workers, len(slots))
     outcomes = list(fill_slots(slots, workers, progress))
     instances = tuple(o.instance for o in outcomes if o.instance is not None)
     stats = summarise(config, outcomes, time.perf_counter() - started, workers)
     return GeneratedRound(config=config, seed=seed, instances=instances, stats=stats)
+
+
+def _checked_config(config: EnvConfig) -> EnvConfig:
+    """`config` validated again, as a `ConfigError` with one line per bad field if it is not legal.
+
+    `model_copy(update=...)` skips validation, so a config changed that way may hold the plain
+    string "makespan" as its objective, or a value out of bounds. The string once made the
+    solver minimise SOC and record that plan's makespan as the makespan optimum; the generator
+    therefore works from, and records, the validated config. A legal config comes back equal
+    to itself, so rounds stay byte-identical.
+    """
+    data = {**dict(config), "sizes": {s: dict(c) for s, c in config.sizes.items()}}
+    return EnvConfig.from_mapping(data, "EnvConfig")
 
 
 Slot = tuple[SlotSpec, int, str]

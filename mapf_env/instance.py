@@ -85,7 +85,8 @@ class Optimum(BaseModel):
 
     def minimum(self, objective: Objective) -> int | None:
         """The exact minimum of `objective`, or None when it was never solved for."""
-        return self.min_soc if objective is Objective.SOC else self.min_makespan
+        # `Objective(...)`: a plain "soc" must not be read as the makespan (see `paths.plan_cost`).
+        return self.min_soc if Objective(objective) is Objective.SOC else self.min_makespan
 
 
 class Instance(BaseModel):

@@ -37,7 +37,13 @@ def makespan(plan: Plan) -> int:
 
 
 def plan_cost(plan: Plan, objective: Objective) -> int:
-    return sum_of_costs(plan) if objective is Objective.SOC else makespan(plan)
+    """The plan's value under `objective`.
+
+    `Objective(...)` first, so that a plain string (from an unvalidated `model_copy`) is read as
+    the objective it names and an unknown one raises: an identity check alone would price
+    every non-enum value, "soc" included, as the makespan.
+    """
+    return sum_of_costs(plan) if Objective(objective) is Objective.SOC else makespan(plan)
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,13 @@ class SlotSpec:
     want_conflict: bool
     objective: Objective = Objective.SOC
 
+    def __post_init__(self) -> None:
+        # A config changed with `model_copy(update=...)` is not validated, so its objective can
+        # be the plain string "makespan"; the solver's identity checks would then read it as
+        # SOC and record a SOC-optimal plan's makespan as the minimum. Normalise it here, where
+        # every slot is made (an unknown name raises instead of picking an objective).
+        object.__setattr__(self, "objective", Objective(self.objective))
+
 
 @dataclass(slots=True)
 class SlotOutcome:

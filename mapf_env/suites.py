@@ -19,7 +19,9 @@ minimal SOC only), so a record says which optimal rate it can report.
 Layout (docs/tasks/mapf-frozenlake.md): 3-agent on sizes 3..10, 4-agent on 4..10, 5-agent on
 5..10; 150 instances per size, in wait-ratio subsets wr_025 / wr_050 / wr_075 of 50, each with
 the hole ratios 0.1..0.5 in consecutive blocks of 10. The 2-agent validation set has 50 per size
-3..10, one subset wr_050, with the same hole blocks.
+3..10, one subset wr_050, with the same hole blocks. `validation-multi` mixes the benchmarks'
+three agent counts on their sizes, 10 per (agents, size, subset) in hole blocks of 2, and
+shares no puzzle with them (`mapf_env.overlap`, checked by every build).
 """
 
 from __future__ import annotations
@@ -38,12 +40,13 @@ from importlib.resources.abc import Traversable
 from pathlib import Path as FsPath
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from envdesign_common import atomic_write_bytes
 from envdesign_common.seeds import key_seed
 from mapf_env.generator import conflict_slots, fill_slots
 from mapf_env.instance import Instance, Objective
+from mapf_env.overlap import check_disjoint
 from mapf_env.paths import plan_cost
 from mapf_env.sampler import SlotSpec
 from mapf_env.solver import SolveResult, SolverLimits, find_optimum, minimal_makespan
@@ -70,27 +73,67 @@ MANIFEST = "manifest.json"
 
 @dataclass(frozen=True)
 class SuiteSpec:
+    """A shipped suite's layout: agents, sizes, wait subsets and hole blocks, seeded by `name`.
+
+    A suite has `n_agents` agents on `sizes`; one that mixes agent counts adds
+    `more_agents`, each (agents, sizes) a further part with the same subsets, so that one
+    suite can stand for the 3-, 4- and 5-agent benchmarks at once (`validation-multi`).
+    `disjoint_from` names the suites it must share no puzzle with (`puzzle_key`).
+    """
+
     name: str
     n_agents: int
     sizes: tuple[int, ...]
     wait_ratios: tuple[float, ...]
     per_subset: int = 50
     hole_ratios: tuple[float, ...] = HOLE_RATIOS
+    more_agents: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    disjoint_from: tuple[str, ...] = ()
 
     @property
     def per_size(self) -> int:
+        """Instances per (agent count, size)."""
         return self.per_subset * len(self.wait_ratios)
 
+    @property
+    def parts(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """Every (agent count, its sizes), the first `n_agents` on `sizes`."""
+        return ((self.n_agents, self.sizes), *self.more_agents)
 
-SUITES: dict[str, SuiteSpec] = {
-    "3agents": SuiteSpec("3agents", 3, tuple(range(3, 11)), (0.25, 0.5, 0.75)),
-    "4agents": SuiteSpec("4agents", 4, tuple(range(4, 11)), (0.25, 0.5, 0.75)),
-    "5agents": SuiteSpec("5agents", 5, tuple(range(5, 11)), (0.25, 0.5, 0.75)),
-    "validation": SuiteSpec("validation", 2, tuple(range(3, 11)), (0.5,)),
-}
-"""Every shipped suite by name."""
+    @property
+    def mixed(self) -> bool:
+        """Whether the suite's instances have more than one agent count."""
+        return bool(self.more_agents)
+
+    @property
+    def all_sizes(self) -> tuple[int, ...]:
+        """The sizes any part covers, ascending."""
+        return tuple(sorted({size for _, sizes in self.parts for size in sizes}))
+
+
+WAIT_SUBSETS = (0.25, 0.5, 0.75)
+"""The benchmarks' wait ratios, one subset each."""
 BENCHMARK_SUITES = ("3agents", "4agents", "5agents")
-"""The paper's benchmarks, every final policy's default test (the validation suite is not one)."""
+"""The paper's benchmarks, every final policy's default test (the validation suites are not)."""
+SUITES: dict[str, SuiteSpec] = {
+    "3agents": SuiteSpec("3agents", 3, tuple(range(3, 11)), WAIT_SUBSETS),
+    "4agents": SuiteSpec("4agents", 4, tuple(range(4, 11)), WAIT_SUBSETS),
+    "5agents": SuiteSpec("5agents", 5, tuple(range(5, 11)), WAIT_SUBSETS),
+    "validation": SuiteSpec("validation", 2, tuple(range(3, 11)), (0.5,)),
+    "validation-multi": SuiteSpec(
+        name="validation-multi",
+        n_agents=3,
+        sizes=tuple(range(3, 11)),
+        wait_ratios=WAIT_SUBSETS,
+        per_subset=10,
+        more_agents=((4, tuple(range(4, 11))), (5, tuple(range(5, 11)))),
+        disjoint_from=BENCHMARK_SUITES,
+    ),
+}
+"""Every shipped suite by name. `validation-multi` is the benchmarks' layout at a fifth of
+their size (10 per agent count, size and subset; 630 instances), disjoint from them: a
+validation signal on the agent counts the benchmarks score, which the 2-agent `validation`
+may rank training distributions otherwise than."""
 
 
 def subset_name(wait_ratio: float) -> str:
@@ -110,13 +153,22 @@ class BenchmarkItem(BaseModel):
 
 
 class BenchmarkSuite(BaseModel):
+    """A shipped suite as loaded: its items in suite order and the manifest's checksum."""
+
     model_config = ConfigDict(frozen=True)
 
     name: str
     version: int
-    n_agents: int
+    n_agents: int | None = Field(
+        description="Agents of every instance; None for a suite that mixes agent counts."
+    )
     items: tuple[BenchmarkItem, ...]
     content_sha256: str
+
+    @property
+    def agent_counts(self) -> tuple[int, ...]:
+        """The agent counts its instances have, ascending."""
+        return tuple(sorted({item.instance.n_agents for item in self.items}))
 
     @property
     def optima(self) -> tuple[Objective, ...]:
@@ -128,17 +180,39 @@ class SuiteChecksumError(RuntimeError):
     """A shipped suite file does not match its manifest: the package data is corrupted."""
 
 
-def suite_slots(spec: SuiteSpec, objective: Objective) -> list[tuple[SlotSpec, int, str]]:
+SuiteSlot = tuple[SlotSpec, int, str, str]
+"""One instance of a suite to fill: its slot spec, seed, instance id and wait subset."""
+
+
+def suite_slots(spec: SuiteSpec, objective: Objective) -> list[SuiteSlot]:
+    """Every slot of `spec`, sizes ascending, then subsets, then slot index, then agents.
+
+    A slot's seed comes from the suite's name, size, wait ratio and index (and, in a suite
+    that mixes agent counts, its agent count): the same for every build, whatever the order.
+    The order serves `stratified`, which keeps the first items of each size/subset/hole cell
+    (the task's cuts, which have no agent count): agent counts come innermost, and the first
+    of them turns from cell to cell, so that a subset of a mixed suite holds every agent
+    count in about its share instead of the fewest agents first.
+    """
     slots = []
     block = spec.per_subset // len(spec.hole_ratios)
-    for size in spec.sizes:
-        for wait in spec.wait_ratios:
+    for size in spec.all_sizes:
+        counts = [k for k, sizes in spec.parts if size in sizes]
+        for w, wait in enumerate(spec.wait_ratios):
             kinds = conflict_slots(spec.per_subset, wait)
             for j, conflict in enumerate(kinds):
-                hole = spec.hole_ratios[min(j // block, len(spec.hole_ratios) - 1)]
-                key = key_seed("bench", spec.name, SEED_VERSION, size, wait, j, objective.value)
-                name = f"{spec.name}-s{size}-{subset_name(wait)}-i{j:02d}"
-                slots.append((SlotSpec(size, spec.n_agents, hole, conflict, objective), key, name))
+                cell = min(j // block, len(spec.hole_ratios) - 1)
+                hole = spec.hole_ratios[cell]
+                turn = (size + w + cell) % len(counts)
+                for k in counts[turn:] + counts[:turn]:
+                    part = (k,) if spec.mixed else ()
+                    key = key_seed(
+                        "bench", spec.name, SEED_VERSION, *part, size, wait, j, objective.value
+                    )
+                    tag = f"-a{k}" if spec.mixed else ""
+                    name = f"{spec.name}{tag}-s{size}-{subset_name(wait)}-i{j:02d}"
+                    slot = SlotSpec(size, k, hole, conflict, objective)
+                    slots.append((slot, key, name, subset_name(wait)))
     return slots
 
 
@@ -158,32 +232,43 @@ def build_suite(
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
     limited: Mapping[str, Sequence[int]] | None = None,
+    others: Mapping[str, Sequence[BenchmarkItem]] | None = None,
 ) -> BuiltSuite:
     """Build a suite from its fixed seeds (deterministic; about a minute for 5 agents).
 
     `limited` replays a previous build's node-limit rejections (the manifest keeps them), so a
     rebuild reproduces the shipped suite with any exact solver at least as capable as the one
     that built it.
+
+    A suite with `disjoint_from` is checked against those suites -- the ones in `others`
+    (suites built beside it), else the shipped ones -- and the build fails loudly, before the
+    second minima are solved, if it holds one of their puzzles (`SuiteOverlapError`). Failing,
+    not redrawing: the seeds are fixed, so an overlap is a fact of the spec settled by its
+    first build, and a redraw path would be code the shipped suites never run.
     """
     slots = suite_slots(spec, objective)
     instances: list[Instance] = []
     gave_up: dict[str, list[int]] = {}
-    outcomes = fill_slots(slots, workers, progress, skips=limited)
-    for (_, _, name), outcome in zip(slots, outcomes, strict=True):
+    outcomes = fill_slots([slot[:3] for slot in slots], workers, progress, skips=limited)
+    for (_, _, name, _), outcome in zip(slots, outcomes, strict=True):
         if outcome.instance is None:
             raise RuntimeError(f"benchmark slot {name} could not be filled")
         if outcome.limited:
             gave_up[name] = list(outcome.limited)
         instances.append(outcome.instance)
+    if spec.disjoint_from:
+        given = others or {}
+        avoided = [given[n] if n in given else load_suite(n).items for n in spec.disjoint_from]
+        check_disjoint(spec.name, instances, (item.instance for it in avoided for item in it))
     items = [
         BenchmarkItem(
             suite=spec.name,
             size=slot.size,
-            subset=name.split("-")[2],
+            subset=subset,
             hole_ratio=slot.hole_ratio,
             instance=instance,
         )
-        for (slot, _, name), instance in zip(
+        for (slot, _, _, subset), instance in zip(
             slots, _with_both_minima(instances, workers), strict=True
         )
     ]
@@ -284,8 +369,9 @@ def write_suites(out_dir: str | FsPath, suites: Mapping[str, BuiltSuite]) -> dic
         spec = SUITES[name]
         manifest["suites"][name] = {
             "file": f"{name}.jsonl.gz",
-            "n_agents": spec.n_agents,
-            "sizes": list(spec.sizes),
+            "n_agents": None if spec.mixed else spec.n_agents,
+            "sizes": list(spec.all_sizes),
+            **({"agents": {str(k): list(s) for k, s in spec.parts}} if spec.mixed else {}),
             "count": len(items),
             "file_sha256": hashlib.sha256(blob).hexdigest(),
             "content_sha256": content_sha256(items),

@@ -112,6 +112,10 @@ class BackendSpec:
     settings: type[BaseModel] | None = None
     """The model of the experiment's section named after the backend (``verl:``), filled with
     its defaults when the section is missing; None: the backend takes no section."""
+    section_when_default: bool = True
+    """Whether a recorded experiment holds the section when it is all defaults. False keeps
+    the records of a backend that gained its section later (``cpu``) as they were, so runs
+    recorded before and after compare equal on resume and on boards."""
     serves_models: bool = False
     """Whether it serves its checkpoints to designers that read them (``self``, ``base``)."""
     shares_machine: bool = True

@@ -9,6 +9,7 @@ from typing import Any
 
 from leaderboards.board import Board, Delta, DesignFailures, Estimate, SuiteInfo
 from leaderboards.metrics import NA, unavailable_line
+from leaderboards.render.sensitivity import sensitivity_lines
 
 FIELDS = (
     "section", "designer", "kind", "backend", "policy", "suite", "cut", "key", "metric",
@@ -32,9 +33,11 @@ def render_csv(board: Board) -> str:
     Statistics: `aggregate` (`key` iqm or mean, `seeds` the runs, `cut` the cells),
     `improvement` (P(designer > `baseline`) in `value`), `profile` (`key` tau in percent,
     `value` the share 0-1), `curve` (`key` the round, `value` the validation rate),
-    `normalised` (random = 0, matched = 1), `sensitivity` (matched minus harder, in the delta
-    columns), `controls` (what is missing, in `note`) and `power` (`key` detectable, seed_sd or
-    instance_sd, points).
+    `normalised` (random = 0, matched = 1), `sensitivity` (`designer` minus `baseline` in the
+    delta columns: matched - random, harder - random, then matched - harder), `controls` (what is
+    missing, in `note`) and `power` (`key` detectable, seed_sd or instance_sd, points, and
+    unpaired_detectable where `paired`; `paired` says which formula, `baseline` what the
+    paired differences are against).
     """
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\n")
@@ -105,9 +108,13 @@ def _statistics(board: Board) -> Iterator[dict[str, Any]]:
     yield from _controls(board)
     for d in board.power:
         for key, value in (("detectable", d.detectable), ("seed_sd", d.seed_sd),
-                           ("instance_sd", d.instance_sd)):  # fmt: skip
+                           ("instance_sd", d.instance_sd),
+                           ("unpaired_detectable", d.unpaired_detectable)):  # fmt: skip
+            if key == "unpaired_detectable" and not d.paired:
+                continue
             yield {"section": "power", "metric": d.metric, "key": key, "value": value,
-                   "seeds": d.seeds, "note": d.note}  # fmt: skip
+                   "seeds": d.seeds, "paired": d.paired, "baseline": d.against,
+                   "note": d.note}  # fmt: skip
 
 
 def _controls(board: Board) -> Iterator[dict[str, Any]]:
@@ -118,10 +125,11 @@ def _controls(board: Board) -> Iterator[dict[str, Any]]:
         yield {"section": "normalised", "designer": n.designer, "metric": n.metric,
                "baseline": controls.zero, "value": n.score, "ci_low": n.low, "ci_high": n.high,
                "note": n.note}  # fmt: skip
-    for metric, d in controls.sensitivity.items():
-        yield {"section": "sensitivity", "designer": controls.positive, "metric": metric,
-               "seeds": d.seeds, "note": d.note, **_delta(board, d),
-               "baseline": controls.negative}  # fmt: skip
+    for line in sensitivity_lines(controls):
+        for metric, d in line.deltas.items():
+            yield {"section": "sensitivity", "designer": line.first, "metric": metric,
+                   "seeds": d.seeds, "note": d.note, **_delta(board, d),
+                   "baseline": line.second}  # fmt: skip
     if controls.note:
         yield {"section": "controls", "note": controls.note}
 

@@ -1,5 +1,5 @@
 """The tables of the board's statistics beyond the Sum: rliable's aggregates with P(improvement),
-the controls (normalised scores, sensitivity) and the detectable difference.
+the controls (normalised scores, the sensitivity lines) and the detectable difference.
 
 They follow the Sum tables (the paper's layout stays first). A number whose interval is unknown
 (one seed) is shown bare, as in every table: the board says why once (`board_notes`); a
@@ -13,6 +13,7 @@ from leaderboards.board import Board, Improvement, NormalisedScore
 from leaderboards.bootstrap import ONE_SEED
 from leaderboards.metrics import NA, Metric
 from leaderboards.render.cells import (
+    ZERO_LEGEND,
     ZERO_MARK,
     carries,
     ci_title,
@@ -20,20 +21,22 @@ from leaderboards.render.cells import (
     estimate_text,
     has_interval,
 )
+from leaderboards.render.sensitivity import sensitivity_lines, verdict
 from leaderboards.render.text_table import TextTable
 
 EVEN_LEGEND = f"{ZERO_MARK} the 95% interval includes 0.5: no clear difference from the baseline"
 
 
 def statistics_tables(board: Board) -> list[TextTable]:
-    """Aggregates, controls (normalised scores, sensitivity) and power, each where it has rows."""
+    """Aggregates, controls (normalised scores, sensitivity lines) and power, each where it has
+    rows."""
     tables = []
     if board.aggregates:
         tables.append(_aggregates(board))
     controls = board.controls
     if controls is not None and controls.normalised:
         tables.append(_normalised(board))
-    if controls is not None and controls.sensitivity:
+    if controls is not None and sensitivity_lines(controls):
         tables.append(_sensitivity(board))
     if board.power:
         tables.append(_power(board))
@@ -139,51 +142,83 @@ def _score(n: NormalisedScore | None) -> str:
 def _sensitivity(board: Board) -> TextTable:
     controls = board.controls
     assert controls is not None
-    metrics: list[Metric] = [m for m in board.metrics if m in controls.sensitivity]
-    first = controls.sensitivity[metrics[0]]
-    pairing = "paired" if first.paired else "unpaired"
-    rows = [[f"{controls.positive} - {controls.negative}", pairing,
-             *(delta_text(controls.sensitivity[m]) for m in metrics)]]  # fmt: skip
-    marked = f" ({ZERO_MARK})" if carries(ZERO_MARK, rows) else ""
-    title = (f"Sensitivity: {controls.positive} minus {controls.negative}, overall Sum "
-             "(percentage points)")  # fmt: skip
+    lines = sensitivity_lines(controls)
+    metrics: list[Metric] = [m for m in board.metrics if any(m in ln.deltas for ln in lines)]
+    rows = []
+    for line in lines:
+        first = next(iter(line.deltas.values()))
+        rows.append([line.label, "paired" if first.paired else "unpaired",
+                     *(delta_text(line.deltas.get(m)) for m in metrics)])  # fmt: skip
+    shown = has_interval(d for line in lines for d in line.deltas.values())
+    notes = [f"{line.label}: {verdict(line, metrics, lambda m: board.rate(m).short)}."
+             for line in lines]  # fmt: skip
+    notes.append(
+        f"The positive control ({controls.positive}: trained on the benchmarks' own mix) and "
+        f"the negative one ({controls.negative}: every round larger, holier, more conflicted) "
+        f"against {controls.zero}, paired by seed and instance where they ran the same seeds; "
+        f"{controls.positive} - {controls.negative}, where shown, says only whether the two "
+        "controls are told apart."
+    )
+    if carries(ZERO_MARK, rows):
+        notes.append(ZERO_LEGEND)
+    title = f"Sensitivity: {', '.join(ln.label for ln in lines)}, overall Sum (percentage points)"
     return TextTable(
-        title=ci_title(title, has_interval(controls.sensitivity[m] for m in metrics)),
+        title=ci_title(title, shown),
         columns=["controls", "pairing", *(board.rate(m).short for m in metrics)],
         rows=rows,
         text_columns=2,
-        notes=[
-            f"The positive control ({controls.positive}: trained on the benchmarks' own mix) "
-            f"minus the negative one ({controls.negative}): an interval that includes 0"
-            f"{marked} means this budget cannot tell them apart, nor rank designers.",
-        ],
+        notes=notes,
         id="sensitivity",
     )
 
 
 def _power(board: Board) -> TextTable:
-    rows = [[board.rate(d.metric).label, str(d.seeds),
-             f"{d.seed_sd:.2f}" if d.detectable is not None else NA,
-             f"{d.instance_sd:.2f}", NA if d.detectable is None else f"{d.detectable:.1f}"]
+    paired = [d for d in board.power if d.paired]
+    unpaired = [d for d in board.power if not d.paired]
+    also = ["unpaired"] if paired else []
+    rows = [[board.rate(d.metric).label, f"paired vs {d.against}" if d.paired else "unpaired",
+             str(d.seeds), f"{d.seed_sd:.2f}" if d.detectable is not None else NA,
+             f"{d.instance_sd:.2f}", NA if d.detectable is None else f"{d.detectable:.1f}",
+             *([NA if d.unpaired_detectable is None else f"{d.unpaired_detectable:.1f}"]
+               if paired else [])]
             for d in board.power]  # fmt: skip
     first = board.power[0]
-    why = [d.note for d in board.power if d.note]
+    z = f"(z_{1 - first.alpha / 2:g} + z_{first.power:g})"
+    level = f"at two-sided alpha {first.alpha:g} with power {first.power:g}"
+    notes = []
+    if paired:
+        d = paired[0]
+        notes += [
+            f"paired: detectable = {z} x sqrt((seed SD^2 + instance SE^2) / n), n = "
+            f"{d.against}'s seeds (shared by the paired designers): the true difference the "
+            f"board's paired delta resolves {level}; seed SD: the SD of the per-seed difference "
+            f"(a designer's run Sum minus {d.against}'s of the same seed), pooled over the "
+            f"{d.pooled} designers on {d.against}'s seeds; instance SE: the instance-sampling "
+            "standard error of one seed's difference, from the per-instance differences.",
+            f"unpaired: {z} x sqrt(2 (SD^2 + SE^2) / n) from the run-to-run SD of the overall "
+            "Sum (pooled within designers) and one run's instance SE: what a comparison of "
+            "designers on different seeds resolves.",
+        ]
+    if unpaired:
+        notes += [
+            f"detectable = {z} x sqrt(2 (seed SD^2 + instance SE^2) / n), n = seeds per "
+            "designer (the board's typical): the true difference the board's unpaired delta "
+            f"resolves {level}.",
+            "seed SD: run-to-run SD of the overall Sum, pooled within designers with 2+ seeds; "
+            "instance SE: one run's overall Sum's instance-sampling standard error.",
+        ]
+    notes += [
+        "Normal quantiles: optimistic versus a t-test with few seeds.",
+        "`harness leaderboard power RUNS --delta D` says how many seeds a difference of D "
+        "points needs.",
+        *dict.fromkeys(d.note for d in board.power if d.note),
+    ]
     return TextTable(
         title="Power: the smallest difference between two designers this board could detect "
         "(points)",
-        columns=["rate", "n seeds", "seed SD", "instance SE", "detectable"],
+        columns=["rate", "pairing", "n seeds", "seed SD", "instance SE", "detectable", *also],
         rows=rows,
-        notes=[
-            f"detectable = (z_{1 - first.alpha / 2:g} + z_{first.power:g}) x sqrt(2 (seed SD^2 "
-            "+ instance SE^2) / n), n = seeds per designer (the board's typical): the true "
-            "difference the board's unpaired delta resolves at two-sided alpha "
-            f"{first.alpha:g} with power {first.power:g} (normal quantiles: optimistic versus "
-            "a t-test with few seeds).",
-            "seed SD: run-to-run SD of the overall Sum, pooled within designers with 2+ seeds; "
-            "instance SE: one run's overall Sum's instance-sampling standard error.",
-            "`harness leaderboard power RUNS --delta D` says how many seeds a difference of D "
-            "points needs.",
-            *dict.fromkeys(why),
-        ],
+        text_columns=2,
+        notes=notes,
         id="power",
     )

@@ -19,7 +19,8 @@ from typing import Any
 from designers.arms import task_arms
 from leaderboards.board import Board, Controls, NormalisedScore
 from leaderboards.metrics import Metric
-from leaderboards.render.cells import ZERO_MARK, delta_text
+from leaderboards.render.cells import delta_text
+from leaderboards.render.sensitivity import sensitivity_lines, verdict
 from leaderboards.seeds import mean_over_seeds
 from leaderboards.site.runs import RunView
 from run_records import ResultRecord
@@ -244,7 +245,7 @@ def _profiles(board: Board, write: Writer) -> PlotGroup:
 
 
 def _normalised(board: Board, write: Writer) -> PlotGroup:
-    """A figure per rate with normalised scores; the sensitivity line always, in a caption or,
+    """A figure per rate with normalised scores; the sensitivity lines always, in a caption or,
     where no figure could be drawn for its rate, in the group's note."""
     from leaderboards import plots
 
@@ -269,7 +270,8 @@ def _normalised(board: Board, write: Writer) -> PlotGroup:
     parts = [sentence(controls.note)] if controls.note else []
     if not figures and not controls.note:
         parts.append(NO_CONTROLS)
-    rest = [m for m in board.metrics if m in controls.sensitivity and m not in drawn]
+    lined = {m for line in sensitivity_lines(controls) for m in line.deltas}
+    rest = [m for m in board.metrics if m in lined and m not in drawn]
     if rest:
         parts.append(sensitivity_line(board, controls, rest))
     return PlotGroup("normalised", title, figures, " ".join(parts) or None, side_by_side=True)
@@ -290,26 +292,22 @@ def _intervals(scores: Sequence[NormalisedScore]) -> str:
 
 
 def sensitivity_line(board: Board, controls: Controls, metrics: Sequence[Metric]) -> str:
-    """Can this budget tell the positive control from the negative at all, per rate?"""
-    head = f"Sensitivity ({controls.positive} minus {controls.negative}, overall Sum, points)"
-    deltas = {m: d for m in metrics if (d := controls.sensitivity.get(m)) is not None}
-    if not deltas:
-        return f"{head}: not measured; both controls must be among the ranked runs."
-    values = ", ".join(f"{board.rate(m).short} {delta_text(d)}" for m, d in deltas.items())
-    blurred = {d.includes_zero for d in deltas.values()}
-    which = "its interval" if len(deltas) == 1 else "every interval"
-    if blurred == {None}:
-        verdict = "no interval (one seed)"
-    elif blurred == {True}:
-        verdict = f"{which} includes 0, so this budget cannot tell the controls apart"
-    elif blurred == {False}:
-        verdict = f"{which} excludes 0, so this budget tells the controls apart"
-    elif True not in blurred:  # no value carries the mark: no legend for it
-        verdict = "every interval shown excludes 0, so this budget tells the controls apart"
-    else:
-        verdict = (f"{ZERO_MARK} marks an interval that includes 0: on that rate this budget "
-                   "cannot tell the controls apart")  # fmt: skip
-    return f"{head}: {values}: {verdict}."
+    """What this budget can see, per rate: each sensitivity line (`leaderboards.render.
+    sensitivity`: each control against random first, then matched - harder) with its verdict."""
+    head = "Sensitivity (overall Sum, points)"
+    lines = [ln for ln in sensitivity_lines(controls) if any(m in ln.deltas for m in metrics)]
+    if not lines:
+        return f"{head}: not measured; random, matched and harder must be among the ranked runs."
+    parts = []
+    for line in lines:
+        values = ", ".join(f"{board.rate(m).short} {delta_text(line.deltas[m])}"
+                           for m in metrics if m in line.deltas)  # fmt: skip
+        parts.append(f"{line.label}: {values}: {verdict(line, metrics, _short(board))}")
+    return f"{head}: {'; '.join(parts)}."
+
+
+def _short(board: Board) -> Callable[[Metric], str]:
+    return lambda m: board.rate(m).short
 
 
 def _validation(board: Board, write: Writer) -> PlotGroup:

@@ -103,7 +103,14 @@ def solve(
 def _solve(
     instance: Instance, objective: Objective, limits: SolverLimits
 ) -> tuple[SolveResult, _Prepared, bool]:
-    """The result, the prepared instance, and whether the plan is conflict-free shortest paths."""
+    """The result, the prepared instance, and whether the plan is conflict-free shortest paths.
+
+    `objective` goes through `Objective(...)` first: the engines tell the objectives apart by
+    identity (`is Objective.MAKESPAN`), and a plain string "makespan" (a config changed with
+    `model_copy(update=...)`, which skips validation) would otherwise make CBS minimise SOC
+    while the result priced that SOC-optimal plan by its makespan -- a wrong "optimum".
+    """
+    objective = Objective(objective)
     budget = Budget(limits)
     prep = _prepare(instance)
 
@@ -198,6 +205,7 @@ def find_optimum(
     returned like the first one's.
     """
     limits = limits or SolverLimits()
+    objective = Objective(objective)  # a plain string too (see `_solve`); `other` below needs it
     res, prep, conflict_free = _solve(instance, objective, limits)
     if res.status is not SolveStatus.OPTIMAL or res.plan is None or res.cost is None:
         return res

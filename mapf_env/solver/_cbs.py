@@ -144,7 +144,7 @@ class CBS:
         """Use target reasoning and the CG heuristic (off: the plain ICBS of earlier releases,
         whose tie-breaking the shipped suites' recorded makespans depend on)."""
         self.dists = [graph.dist_to(g) for g in goals]
-        self.makespan = objective is Objective.MAKESPAN
+        self.makespan = Objective(objective) is Objective.MAKESPAN  # a plain string too
         self.budget = budget
         self.size = graph.size
         self.seq = 0

@@ -60,7 +60,7 @@ def joint_search(
     dists = [graph.dist_to(g) for g in goals]
     k = len(starts)
     all_frozen = (1 << k) - 1
-    soc = objective is Objective.SOC
+    soc = Objective(objective) is Objective.SOC  # a plain string too (see `_api._solve`)
     nbrs = graph.nbrs
     goal_t = tuple(goals)
 

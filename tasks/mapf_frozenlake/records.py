@@ -66,7 +66,10 @@ class SuiteResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     suite: str
-    n_agents: int
+    n_agents: int | None = Field(
+        description="Agents of every instance of the suite; None for one that mixes agent "
+        "counts (validation-multi: 3, 4 and 5)."
+    )
     greedy: EvalReport
     best_of: EvalReport
     best_of_n: int

@@ -138,7 +138,7 @@ def test_the_mix_is_the_same_in_a_fresh_process() -> None:
     [
         ({"benchmarks": ["3agents", "6agents"]},
          "designer_options.matched.benchmarks: no shipped suite '6agents'; the suites are "
-         "3agents, 4agents, 5agents, validation (got ['3agents', '6agents'])"),
+         "3agents, 4agents, 5agents, validation, validation-multi (got ['3agents', '6agents'])"),
         ({"benchmarks": ["4agents", "4agents"]},
          "designer_options.matched.benchmarks: '4agents' named more than once; name it once "
          "(got ['4agents', '4agents'])"),

@@ -1,13 +1,18 @@
 """The controls on hand-built runs: normalised scores between random (0) and matched (1), the
-sensitivity line (matched minus harder), and what the board says when a control is missing."""
+sensitivity lines (matched - random, harder - random, then matched - harder), and what the board
+says when a control is missing."""
 
 from __future__ import annotations
+
+import csv
+import io
 
 import pytest
 
 from leaderboards import Board, build_board, render
 from leaderboards.board import NormalisedScore
 from leaderboards.bootstrap import interval
+from leaderboards.controls import RUN_CONTROLS
 from leaderboards.groups import make_groups, overall_reps
 from leaderboards.sums import resample_sums
 from tests.leaderboards.handmade import rates, run
@@ -50,7 +55,7 @@ def test_scores_are_normalised_between_random_and_matched() -> None:
     }
 
 
-def test_sensitivity_is_matched_minus_harder_as_their_delta() -> None:
+def test_the_older_line_is_matched_minus_harder_as_their_delta() -> None:
     board = build_board(_runs(VALID), baseline="harder", resamples=FAST, details=())
     assert board.controls is not None
     sensitivity = board.controls.sensitivity["valid"]
@@ -66,17 +71,115 @@ def test_missing_controls_are_named_with_what_to_run() -> None:
     board = build_board(_runs({"random": (18, 22), "uniform": (30, 34)}), resamples=FAST)
     assert board.controls is not None
     assert not board.controls.normalised and board.controls.sensitivity == {}
+    assert board.controls.positive_minus_zero == {} == board.controls.negative_minus_zero
     assert board.controls.note == (
-        "no normalised scores: 'matched' is not among the ranked runs; no sensitivity line: "
-        "'matched' and 'harder' are not among the ranked runs; run `harness compare --preset "
-        "controls` (random, matched and harder)"
+        "this board has no controls: 'matched' and 'harder' are not among the ranked runs, so "
+        f"it shows no normalised scores and no sensitivity lines; {RUN_CONTROLS}"
     )
     assert render(board, "markdown").count("harness compare --preset controls") == 1
     no_harder = build_board(_runs({k: VALID[k] for k in ("random", "matched")}),
                               resamples=FAST, details=())  # fmt: skip
     assert no_harder.controls is not None and _scores(no_harder)
-    assert no_harder.controls.note is not None
-    assert no_harder.controls.note.startswith("no sensitivity line: 'harder' is not among")
+    assert no_harder.controls.note == (
+        "this board lacks a control: 'harder' is not among the ranked runs, so it shows no "
+        f"harder - random or matched - harder line; {RUN_CONTROLS}"
+    )
+    assert set(no_harder.controls.positive_minus_zero) == {"valid", "optimal_makespan",
+                                                           "optimal_soc"}  # fmt: skip
+    no_zero = build_board(_runs({k: VALID[k] for k in ("matched", "harder")}), resamples=FAST,
+                          details=())  # fmt: skip
+    assert no_zero.controls is not None and no_zero.controls.sensitivity
+    assert no_zero.controls.note == (
+        "this board has no zero control: 'random' is not among the ranked runs, so it shows no "
+        f"normalised scores and no matched - random or harder - random line; {RUN_CONTROLS}"
+    )
+
+
+@pytest.mark.parametrize("names", [("random", "hand", "evidence"), ("hand", "evidence")])
+def test_a_board_without_controls_says_so_in_every_text_rendering(names: tuple[str, ...]) -> None:
+    """No matched nor harder (nor, in the second, random): every text format says, above the
+    tables, that the board has no controls and how to add them -- once."""
+    board = build_board(_runs({n: (20 + 3 * i, 24 + 3 * i) for i, n in enumerate(names)}),
+                        resamples=FAST, details=())  # fmt: skip
+    for fmt in ("terminal", "markdown", "html"):
+        text = render(board, fmt, width=400)
+        assert text.count("this board has no controls: ") == 1, fmt
+        assert text.count("harness compare --preset controls") == 1, fmt
+        assert text.index("this board has no controls") < text.index("Designers: Sum"), fmt
+        assert "Sensitivity:" not in text, "no line to draw"
+    missing = "'random', 'matched' and 'harder' are" if "random" not in names else "'matched'"
+    assert board.controls is not None and board.controls.note is not None
+    assert board.controls.note.startswith(f"this board has no controls: {missing}")
+    rows = list(csv.DictReader(io.StringIO(render(board, "csv"))))
+    (note,) = [r["note"] for r in rows if r["section"] == "controls"]
+    assert note == board.controls.note
+
+
+def test_each_control_is_drawn_against_random_paired_and_with_its_sign() -> None:
+    """matched - random (+40) above 0 and harder - random (-10) below it, both paired: the
+    same numbers as those rows' deltas against random, and drawn so with another baseline."""
+    board = build_board(_runs(VALID), resamples=FAST, details=())
+    assert board.controls is not None
+    good, bad = board.controls.positive_minus_zero, board.controls.negative_minus_zero
+    assert good["valid"].mean == pytest.approx(40.0) and bad["valid"].mean == pytest.approx(-10.0)
+    for d in (*good.values(), *bad.values()):
+        assert d.paired and d.seeds == 2 and d.includes_zero is False
+        assert d.low is not None and d.high is not None
+    assert all(d.low is not None and d.low > 0 for d in good.values())
+    assert all(d.high is not None and d.high < 0 for d in bad.values())
+    rows = {r.designer: r for r in board.rows}
+    for name, line in (("matched", good), ("harder", bad)):
+        overall = rows[name].delta_overall
+        assert overall is not None
+        assert {m: overall.get(m) for m in line} == line, "the deltas' own paired draw"
+    other = build_board(_runs(VALID), baseline="harder", resamples=FAST, details=()).controls
+    assert other is not None and other.positive_minus_zero == good
+    assert other.negative_minus_zero == bad, "one paired draw of random's, whoever the baseline"
+    text = render(board, "markdown")
+    table = text[
+        text.index("### Sensitivity: matched - random, harder - random, matched - harder") :
+    ]
+    assert (
+        table.index("| matched - random | paired | +40.0 [")
+        < table.index("| harder - random | paired | -10.0 [")
+        < table.index("| matched - harder | paired |")
+    )
+    assert "_matched - random: every interval lies above 0, so this budget can see a good " in table
+    assert "_harder - random: every interval lies below 0, so this budget can see a bad " in table
+
+
+def test_a_positive_control_level_with_random_says_the_budget_cannot_see_a_good_designer() -> None:
+    """matched level with random (seeds 18/30 and 22/30: +2 +- noise) while harder is far
+    below: the old matched - harder line clears 0, the line against random does not."""
+    close = {"random": (18, 30), "matched": (22, 30), "harder": (2, 4)}
+    board = build_board(_runs(close), resamples=FAST, details=())
+    assert board.controls is not None
+    good = board.controls.positive_minus_zero["valid"]
+    assert good.low is not None and good.low <= 0 and good.paired
+    assert board.controls.sensitivity["valid"].includes_zero is False
+    text = render(board, "markdown")
+    assert ("_matched - random: no interval lies above 0: matched does not beat random beyond "
+            "its interval, so this budget cannot see a good designer._") in text  # fmt: skip
+    assert "_harder - random: every interval lies below 0, so this budget can see a bad" in text
+
+
+def test_a_control_on_other_seeds_is_drawn_unpaired() -> None:
+    board = build_board(_runs(VALID, {"matched": (5, 6)}), resamples=FAST, details=())
+    assert board.controls is not None
+    good, bad = board.controls.positive_minus_zero, board.controls.negative_minus_zero
+    assert not good["valid"].paired and bad["valid"].paired
+    assert good["valid"].mean == pytest.approx(40.0)
+    text = render(board, "markdown")
+    assert "| matched - random | unpaired |" in text and "| harder - random | paired |" in text
+
+
+def test_one_seed_lines_have_no_interval_and_say_so() -> None:
+    board = build_board(_runs({k: v[:1] for k, v in VALID.items()}), resamples=FAST, details=())
+    assert board.controls is not None
+    assert board.controls.positive_minus_zero["valid"].mean == pytest.approx(40.0)
+    assert board.controls.positive_minus_zero["valid"].low is None
+    assert ("_matched - random: no interval (one seed), so whether it clears 0 is unknown._"
+            in render(board, "markdown"))  # fmt: skip
 
 
 def test_no_score_where_matched_does_not_clearly_beat_random() -> None:

@@ -1,5 +1,6 @@
 """The detectable difference: its formula against simulated comparisons with a known answer,
-hand-computed seeds and spreads, and `harness leaderboard power` through the real CLI."""
+hand-computed seeds and spreads -- paired against random where designers ran its seeds, the
+unpaired fallback otherwise -- and `harness leaderboard power` through the real CLI."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from harness_cli import app
-from leaderboards import build_board
-from leaderboards.power import detectable_difference, seeds_needed, sum_variance
+from leaderboards import DetectableDifference, build_board, render
+from leaderboards.power import detectable_difference, power_lines, seeds_needed, sum_variance
 from tests.leaderboards.handmade import rates, run
 
 runner = CliRunner()
@@ -84,6 +85,82 @@ def test_the_board_pools_seed_variance_within_designers() -> None:
     assert valid.seeds == 2, "the lower median of 2 and 3 seeds"
     assert valid.detectable == pytest.approx(Z * math.sqrt(250 / 3 + instance**2), abs=1e-3)
     assert soc.seed_sd == 0.0 and soc.detectable == pytest.approx(Z * soc.instance_sd, abs=1e-3)
+    assert not valid.paired and valid.against is None and valid.unpaired_detectable is None
+    assert (
+        valid.note == "unpaired: 'random' is not among the ranked runs, so nothing is paired "
+        "against it"
+    )
+
+
+def test_seeds_needed_paired_counts_one_noise_not_two() -> None:
+    # (2.801585 / 2)^2 * (3^2 + 1^2) = 19.62 -> 20 seeds, half the unpaired 40
+    assert seeds_needed(2.0, 3.0, 1.0, paired=True) == 20
+    assert detectable_difference(3.0, 1.0, 20, paired=True) <= 2.0
+    assert detectable_difference(3.0, 1.0, 19, paired=True) > 2.0
+    assert detectable_difference(3.0, 1.0, 5, paired=True) == pytest.approx(
+        detectable_difference(3.0, 1.0, 5) / math.sqrt(2)
+    )
+
+
+def _valid_runs(
+    counts: dict[str, tuple[int, ...]], seeds: dict[str, tuple[int, ...]] | None = None
+):
+    """One size of 100 instances, the first `v` valid: a run's Sum is its valid count."""
+    return [run(d, s, rates({3: (100, v, 0)}))
+            for d, vs in counts.items()
+            for s, v in zip((seeds or {}).get(d, range(len(vs))), vs, strict=True)]  # fmt: skip
+
+
+def _valid(board_power: tuple[DetectableDifference, ...]) -> DetectableDifference:
+    return next(d for d in board_power if d.metric == "valid")
+
+
+def test_designers_a_constant_apart_on_every_seed_have_no_paired_spread() -> None:
+    """random's runs spread over 60 points, mine is 20 above it and other 5 above it on every
+    seed: the paired SD is 0 where the unpaired pooled one is 30; pooled per designer (centred
+    on each one's own mean difference), or 20 and 5 would add a spread."""
+    runs = _valid_runs({"random": (10, 40, 70), "mine": (30, 60, 90), "other": (15, 45, 75)})
+    valid = _valid(build_board(runs, resamples=200, details=()).power)
+    assert valid.paired and valid.against == "random" and valid.note is None
+    assert valid.seed_sd == 0.0 and valid.pooled == 2 and valid.seeds == 3
+    # per instance mine - random is 1 on 20 of 100 instances and other - random on 5: the
+    # variance of the per-instance differences, not of either run (0.09 to 0.25 here)
+    instance = 100 * math.sqrt((0.2 * 0.8 + 0.05 * 0.95) / 2 / 100)
+    assert valid.instance_sd == pytest.approx(instance, abs=1e-4)
+    assert valid.detectable == pytest.approx(Z * instance / math.sqrt(3), abs=1e-3)
+    assert valid.unpaired_detectable is not None
+    assert valid.unpaired_detectable > 10 * valid.detectable, "unpaired sees the seeds' spread"
+
+
+def test_the_paired_spread_is_pooled_within_designers_by_hand() -> None:
+    """Per-seed differences from random: a 20, 22, 18 (variance 4), b 5, 9, 7 (variance 4):
+    pooled (2 x 4 + 2 x 4) / 4 = 4, SD 2; the instance term is each seed's difference's."""
+    runs = _valid_runs({"random": (10, 40, 70), "a": (30, 62, 88), "b": (15, 49, 77)})
+    valid = _valid(build_board(runs, resamples=200, details=()).power)
+    assert valid.paired and valid.seed_sd == pytest.approx(2.0, abs=1e-4)
+    shares = [0.20, 0.22, 0.18, 0.05, 0.09, 0.07]
+    instance = 100 * math.sqrt(sum(q * (1 - q) / 100 for q in shares) / len(shares))
+    assert valid.instance_sd == pytest.approx(instance, abs=1e-4)
+    assert valid.detectable == pytest.approx(Z * math.sqrt((4 + instance**2) / 3), abs=1e-3)
+
+
+def test_without_a_designer_on_randoms_seeds_the_figure_is_unpaired_and_says_so() -> None:
+    runs = _valid_runs({"random": (10, 40, 70), "mine": (30, 60, 90)}, {"mine": (5, 6, 7)})
+    board = build_board(runs, resamples=200, details=())
+    valid = _valid(board.power)
+    assert not valid.paired and valid.against is None and valid.unpaired_detectable is None
+    assert valid.seed_sd == pytest.approx(30.0, abs=1e-4), "each designer's own spread, pooled"
+    assert valid.note == ("unpaired: no designer ran random's seeds (seeds 0, 1, 2); run them on "
+                          "its seeds for the paired figure")  # fmt: skip
+    assert valid.detectable == pytest.approx(
+        detectable_difference(valid.seed_sd, valid.instance_sd, 3), abs=1e-3
+    )
+    text = render(board, "markdown")
+    assert "| valid | unpaired | 3 |" in text and valid.note in text
+    lines = power_lines(board.power, 2.0)
+    assert (
+        lines[0].startswith("valid: run-to-run SD 30.00 points") and lines[1] == f"  {valid.note}"
+    )
 
 
 def test_one_seed_boards_have_no_detectable_difference() -> None:
@@ -95,8 +172,14 @@ def test_one_seed_boards_have_no_detectable_difference() -> None:
 def test_the_power_command_sizes_a_comparison(compare_root: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["leaderboard", "power", str(compare_root), "--delta", "2"])
     assert result.exit_code == 0, result.output
-    assert "valid: run-to-run SD" in result.output and "with 2 seeds per designer" in result.output
+    assert "valid: paired against random: per-seed difference SD" in result.output
+    assert "(pooled over 1 designer on random's seeds)" in result.output, "uniform"
+    assert (
+        "with 2 seeds per designer" in result.output
+        and "; unpaired, on other seeds:" in result.output
+    )
     assert "a difference of 2 points needs" in result.output
+    assert "per designer (paired: random on the same seeds)" in result.output
     one = runner.invoke(app, ["leaderboard", "power", str(compare_root), "--delta", "2",
                               "--metric", "optimal_soc", "--alpha", "0.01"])  # fmt: skip
     assert one.exit_code == 0 and "valid:" not in one.output and "alpha 0.01" in one.output

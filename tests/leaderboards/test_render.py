@@ -64,8 +64,9 @@ def test_csv_parses_into_tidy_rows(board: Board) -> None:
                and r["metric"] == "valid"]  # fmt: skip
     assert [r["key"] for r in profile] == [str(k) for k in range(101)]
     power = {r["key"]: r for r in rows if r["section"] == "power" and r["metric"] == "valid"}
-    assert set(power) == {"detectable", "seed_sd", "instance_sd"}
+    assert set(power) == {"detectable", "seed_sd", "instance_sd", "unpaired_detectable"}
     assert power["detectable"]["seeds"] == "2"
+    assert power["detectable"]["paired"] == "True" and power["detectable"]["baseline"] == "random"
 
 
 def test_json_round_trips_and_validates_against_the_shipped_schema(board: Board) -> None:
@@ -77,7 +78,7 @@ def test_json_round_trips_and_validates_against_the_shipped_schema(board: Board)
     assert shipped == board_json_schema(), "regenerate with `harness leaderboard schema --out`"
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.validate(json.loads(text), shipped)
-    assert json.loads(text)["schema_version"] == BOARD_SCHEMA_VERSION == "4"
+    assert json.loads(text)["schema_version"] == BOARD_SCHEMA_VERSION == "5"
     assert board.aggregates and board.improvements and board.profiles and board.power
     assert board.curves and board.controls is not None
 
@@ -113,7 +114,8 @@ def test_terminal_shows_the_tables_and_the_reference(board: Board) -> None:
         assert part in text
     positions = [text.index(part) for part in parts]
     assert positions == sorted(positions), "the Sum table first, the statistics after the deltas"
-    assert "controls: no normalised scores: 'matched' is not among the ranked runs" in text
+    assert ("controls: this board has no controls: 'matched' and 'harder' are not among the "
+            "ranked runs") in text  # fmt: skip
 
 
 def test_every_text_format_carries_the_statistics() -> None:
@@ -123,7 +125,8 @@ def test_every_text_format_carries_the_statistics() -> None:
             for seed in (0, 1)]  # fmt: skip
     board = build_board(runs, resamples=200, details=())
     titles = ("rliable aggregates over runs x cells", "Controls: overall Sum normalised",
-              "Sensitivity: matched minus harder", "Power: the smallest difference")  # fmt: skip
+              "Sensitivity: matched - random, harder - random, matched - harder",
+              "Power: the smallest difference")  # fmt: skip
     for fmt in ("terminal", "markdown", "html"):
         text = render(board, fmt, width=250)
         for title in titles:
@@ -132,7 +135,7 @@ def test_every_text_format_carries_the_statistics() -> None:
         assert "+50.0 [" in text, "matched minus harder: 60.75 - 10.75"
     markdown = render(board, "markdown")
     assert re.search(r"\| mine \| valid \| 2 \| 2 \| [\d.]+ \[[\d.]+, [\d.]+\] \|", markdown)
-    assert "| valid | 2 |" in markdown, "the power row: valid, with 2 seeds"
+    assert "| valid | paired vs random | 2 |" in markdown, "the power row: valid, 2 seeds"
     html = render(board, "html")
     for table_id in ("aggregates", "controls", "sensitivity", "power"):
         assert f'id="{table_id}"' in html
@@ -140,9 +143,13 @@ def test_every_text_format_carries_the_statistics() -> None:
     normalised = {r["designer"]: r for r in rows if r["section"] == "normalised"
                   and r["metric"] == "valid"}  # fmt: skip
     assert float(normalised["mine"]["value"]) == pytest.approx((45.75 - 30.75) / (60.75 - 30.75))
-    (sensitivity,) = [r for r in rows if r["section"] == "sensitivity" and r["metric"] == "valid"]
-    assert sensitivity["designer"] == "matched" and sensitivity["baseline"] == "harder"
-    assert float(sensitivity["delta"]) == pytest.approx(50.0)
+    lines = {(r["designer"], r["baseline"]): r for r in rows
+             if r["section"] == "sensitivity" and r["metric"] == "valid"}  # fmt: skip
+    assert list(lines) == [("matched", "random"), ("harder", "random"), ("matched", "harder")]
+    assert float(lines["matched", "random"]["delta"]) == pytest.approx(30.0)
+    assert float(lines["harder", "random"]["delta"]) == pytest.approx(-20.0)
+    assert float(lines["matched", "harder"]["delta"]) == pytest.approx(50.0)
+    assert all(r["paired"] == "True" for r in lines.values())
 
 
 OPEN_INTERVAL = re.compile(r"\[[+-]?\d+\.\d,(?![^\]]*\])")
@@ -199,12 +206,14 @@ def test_the_seeds_column_names_seeds_and_power_counts_them() -> None:
     two = _board((0, 1), 45)
     markdown = render(two, "markdown")
     assert "| random | cpu | mlp | seeds 0, 1 | valid |" in markdown
-    assert "| rate | n seeds | seed SD | instance SE | detectable |" in markdown
-    assert "| valid | 2 |" in markdown, "the power row: a count, under a header that says so"
+    assert ("| rate | pairing | n seeds | seed SD | instance SE | detectable | unpaired |"
+            in markdown)  # fmt: skip
+    assert "| valid | paired vs random | 2 |" in markdown, "a count, under a header that says so"
     (valid,) = [d for d in two.power if d.metric == "valid"]
     lines = power_lines([valid.model_copy(update={"seeds": 1})], 5.0)
     assert lines[1].startswith("  with 1 seed per designer: detects ")
-    assert lines[2].endswith(" seeds per designer") and "1 seeds" not in " ".join(lines)
+    assert " seeds per designer (paired: random on the same seeds)" in lines[2]
+    assert "1 seeds" not in " ".join(lines)
 
 
 def test_one_seed_boards_promise_no_interval_and_explain_no_mark() -> None:
@@ -234,7 +243,7 @@ def test_the_mark_legend_is_printed_only_under_marked_cells() -> None:
 
 def test_the_meta_line_is_printed_once_per_rendering() -> None:
     board = _board((0, 1), 45, policy=True)
-    line = "5 runs, greedy answers; envdesign-bench 0.0.test (abc); board schema 4"
+    line = "5 runs, greedy answers; envdesign-bench 0.0.test (abc); board schema 5"
     for fmt in TEXT_FORMATS:
         text = render(board, fmt, width=250)
         assert "Designers: Sum" in text and "Policies (zero-shot): Sum" in text, fmt

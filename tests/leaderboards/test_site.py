@@ -108,7 +108,8 @@ def test_the_index_tells_the_story_first(site: Path) -> None:
     tables = details.count('<section class="board-table"')
     assert tables >= 5 and details.count('<details class="table"><summary>') == tables
     assert '<details class="table" open' not in details
-    assert "No normalised scores: &#39;matched&#39; is not among the ranked runs" in index
+    assert ("This board has no controls: &#39;matched&#39; and &#39;harder&#39; are not among "
+            "the ranked runs") in index  # fmt: skip
     assert (
         index.count('src="plots/normalised-') == 0 and '<img src="plots/profile-valid.svg"' in index
     )

@@ -112,8 +112,8 @@ def test_normalised_scores_hold_both_references_and_every_interval(board: Board)
     group = groups(with_controls)["normalised"]
     valid, makespan = (f.caption for f in group.figures)
     assert (
-        "Sensitivity (matched minus harder, overall Sum, points): valid +13.8 [+10.5, "
-        "+16.9]: its interval excludes 0, so this budget tells the controls apart."
+        "Sensitivity (overall Sum, points): matched - harder: valid +13.8 [+10.5, +16.9]: its "
+        "interval excludes 0, so this budget tells the controls apart."
     ) in valid
     assert "no interval (hollow points): uniform: 1 seed" in makespan
     assert "not measured" in makespan and "bars: 95% interval." in valid
@@ -135,14 +135,32 @@ def test_without_normalised_scores_the_sensitivity_line_stays(board: Board) -> N
     group = groups(board.model_copy(update={"controls": controls}))["normalised"]
     assert group.figures == [] and group.note == (
         "No normalised valid score: matched (0.1) does not beat random (0.4). Sensitivity "
-        "(matched minus harder, overall Sum, points): valid +0.0 [-0.1, +0.1] †, opt. SOC +0.0 "
+        "(overall Sum, points): matched - harder: valid +0.0 [-0.1, +0.1] †, opt. SOC +0.0 "
         "[-0.1, +0.1] †: every interval includes 0, so this budget cannot tell the controls apart."
     )
     mixed = controls.model_copy(update={"sensitivity": {"valid": apart, "optimal_soc": blurred}})
     note = groups(board.model_copy(update={"controls": mixed}))["normalised"].note
     assert note is not None and "valid +5.0 [+1.0, +9.0], opt. SOC" in note
-    assert note.endswith("† marks an interval that includes 0: on that rate this budget cannot "
+    assert note.endswith("the interval includes 0 on opt. SOC: on that rate this budget cannot "
                          "tell the controls apart.")  # fmt: skip
+
+
+def test_the_lines_against_random_come_first_and_say_what_the_budget_sees(board: Board) -> None:
+    """matched beats random, harder is level with it: the caption says the budget sees a good
+    designer but not a bad one, each line before the older matched - harder."""
+    above = Delta(mean=8.0, low=3.0, high=13.0, seeds=2, paired=True, includes_zero=False)
+    level = Delta(mean=-1.0, low=-4.0, high=2.0, seeds=2, paired=True, includes_zero=True)
+    apart = Delta(mean=9.0, low=4.0, high=14.0, seeds=2, paired=True, includes_zero=False)
+    controls = Controls(positive_minus_zero={"valid": above}, negative_minus_zero={"valid": level},
+                        sensitivity={"valid": apart}, note="x")  # fmt: skip
+    note = groups(board.model_copy(update={"controls": controls}))["normalised"].note
+    assert note is not None
+    good = note.index("matched - random: valid +8.0 [+3.0, +13.0]: its interval lies above 0, "
+                      "so this budget can see a good designer")  # fmt: skip
+    bad = note.index("harder - random: valid -1.0 [-4.0, +2.0] †: its interval does not lie "
+                     "below 0: harder does not fall below random beyond its interval, so this "
+                     "budget cannot see a bad designer")  # fmt: skip
+    assert good < bad < note.index("matched - harder: valid +9.0")
 
 
 def test_validation_draws_ranked_designers_and_only_the_rates_held(board: Board) -> None:

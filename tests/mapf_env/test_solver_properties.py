@@ -127,6 +127,21 @@ def test_both_minima_match_brute_force(instance: Instance, objective: Objective)
     assert out.min_soc is not None and out.min_soc <= out.soc
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(small_instances(), st.sampled_from(list(Objective)))
+def test_an_objective_by_name_is_the_objective(instance: Instance, objective: Objective) -> None:
+    """A plain string (what an unvalidated `model_copy` leaves in a config) solves for the
+    objective it names: the engines once compared by identity, so "makespan" ran CBS for SOC
+    and priced that plan by its makespan, a key above the true minimum."""
+    by_name = solve(instance, objective.value)  # type: ignore[arg-type]
+    by_enum = solve(instance, objective)
+    assert by_name.objective is objective and by_name.status is by_enum.status
+    assert (by_name.cost, by_name.plan) == (by_enum.cost, by_enum.plan)
+    key = find_optimum(instance, objective.value)  # type: ignore[arg-type]
+    if by_enum.plan is not None:
+        assert key == find_optimum(instance, objective)
+
+
 @SETTINGS
 @given(small_instances())
 def test_makespan_flow_matches_brute_force(instance: Instance) -> None:

@@ -68,6 +68,7 @@ class CpuBackend:
                 free=self.settings.actions == "free",
                 slip_rate=self.settings.slip_rate,
                 fall_logit=self.settings.fall_logit,
+                in_turn=self.settings.decide == "in_turn",
             )
 
     def initialise(self, seed: int) -> None:
@@ -141,7 +142,7 @@ class CpuBackend:
                     self.policy, [instances[i] for i in part], samples=samples, greedy=greedy,
                     generator=generator, record=False, window=self.settings.window,
                     horizon_factor=self.settings.max_steps_factor,
-                    precision=self.settings.precision,
+                    precision=self.settings.precision, priority=self.settings.priority,
                 )  # fmt: skip
                 for k, i in enumerate(part):
                     out[i] = ro.answers[k * samples : (k + 1) * samples]

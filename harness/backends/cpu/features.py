@@ -10,6 +10,11 @@ Each agent sees a `window` x `window` egocentric patch (7x7 by default) with sev
 5. parked agents -- other agents resting on their own goal;
 6. the BFS distance-to-goal field, relative to its own cell (clipped to +-3, blocked = +1).
 
+and, for agents that decide in turn (`CpuSection.decide` = ``in_turn``), an eighth:
+
+7. claims -- the cells the agents ranked before it have just chosen to step to at t + 1
+   (`harness.backends.cpu.rollout`), which the agent's own move must not take or swap through;
+
 plus scalars: goal offset, own BFS distance, time used, map size, its priority rank and whether
 it is on its goal. The BFS channel is what made learning fast: the network needs only to learn
 "go downhill unless someone is in the way". The random priority order breaks the symmetry of
@@ -56,8 +61,8 @@ MOVES = torch.tensor([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]], dtype=torch.lon
 """Row/column change of each action: WAIT, up, down, left, right."""
 
 
-def feature_size(window: int) -> int:
-    return CHANNELS * window * window + SCALARS
+def feature_size(window: int, claims: bool = False) -> int:
+    return (CHANNELS + claims) * window * window + SCALARS
 
 
 def bfs_distances(instance: Instance, goal: tuple[int, int]) -> list[list[float]]:
@@ -223,6 +228,7 @@ def observe(
     prio: torch.Tensor,
     t: int,
     dtype: torch.dtype = torch.float32,
+    claims: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Observations (E'*A, F) in `dtype` and legal-action masks (E'*A, 5) of the listed episodes.
 
@@ -242,12 +248,15 @@ def observe(
     # A blocked cell's relative distance is +inf, clamped to 3: it reads as +1, uphill.
     rel = (dist_w - own_dist[..., None]).clamp(-3.0, 3.0) / 3.0
 
-    obs = torch.empty(e, a, CHANNELS * w + SCALARS, dtype=dtype)
+    c = CHANNELS + claims
+    obs = torch.empty(e, a, c * w + SCALARS, dtype=dtype)
     obs[..., :w] = blocked_w
     obs[..., w : 6 * w] = 0.0
     obs[..., 6 * w : 7 * w] = rel
-    obs[..., 7 * w :] = _scalars(boards, episodes, pos, goals, own_dist, prio, t)
-    obs.view(-1).index_fill_(0, _marks(boards, pos, goals, prio), 1.0)
+    if claims:
+        obs[..., 7 * w : 8 * w] = 0.0
+    obs[..., c * w :] = _scalars(boards, episodes, pos, goals, own_dist, prio, t)
+    obs.view(-1).index_fill_(0, _marks(boards, pos, goals, prio, c), 1.0)
 
     centre = w // 2
     neighbours = torch.tensor([centre, centre - window, centre + window, centre - 1, centre + 1])
@@ -256,7 +265,11 @@ def observe(
 
 
 def _marks(
-    boards: Boards, pos: torch.Tensor, goals: torch.Tensor, prio: torch.Tensor
+    boards: Boards,
+    pos: torch.Tensor,
+    goals: torch.Tensor,
+    prio: torch.Tensor,
+    channels: int = CHANNELS,
 ) -> torch.Tensor:
     """Flat indices into the (E', A, F) observation of the 1s of channels 1-5.
 
@@ -285,7 +298,7 @@ def _marks(
     agent_seen = (at_agent >= 0) & ~own
     seen = torch.cat([agent_seen, agent_seen & parked, at_goal >= 0], dim=2)
     e, a = pos.shape[0], pos.shape[1]
-    row_start = (torch.arange(e * a) * (CHANNELS * w + SCALARS)).reshape(e, a, 1)
+    row_start = (torch.arange(e * a) * (channels * w + SCALARS)).reshape(e, a, 1)
     return (row_start + columns)[seen]
 
 

@@ -330,7 +330,7 @@ def grpo_step(
         ro = rollout(
             policy, group, samples=n, greedy=False, generator=generator, record=True,
             window=settings.window, horizon_factor=settings.max_steps_factor,
-            precision=settings.precision,
+            precision=settings.precision, priority=settings.priority,
         )  # fmt: skip
         scored, parts = overlap(
             partial(score, group, ro, n, running.value, settings),

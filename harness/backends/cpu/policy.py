@@ -60,7 +60,8 @@ class Activations:
 
 class AgentPolicy(nn.Module):
     """Observation -> 5 action logits (WAIT, up, down, left, right); with `free`, the writing
-    head's `SLIPS` logits after them (see the module docstring)."""
+    head's `SLIPS` logits after them (see the module docstring). With `in_turn` it reads the
+    claims channel too (`features`): its rollouts decide in priority order."""
 
     def __init__(
         self,
@@ -70,10 +71,11 @@ class AgentPolicy(nn.Module):
         free: bool = False,
         slip_rate: float = 0.03,
         fall_logit: float = -2.0,
+        in_turn: bool = False,
     ) -> None:
         super().__init__()
         layers: list[nn.Module] = []
-        width = feature_size(window)
+        width = feature_size(window, claims=in_turn)
         for h in hidden:
             layers += [Linear(width, h), nn.ReLU()]
             width = h
@@ -85,6 +87,7 @@ class AgentPolicy(nn.Module):
         layers.append(out)
         self.net = nn.Sequential(*layers)
         self.free = free
+        self.in_turn = in_turn
         if free:
             self.fall = nn.Parameter(torch.tensor(float(fall_logit)))
 

@@ -7,6 +7,17 @@ episode ends when all agents stand on their goals at once (success), when two ag
 (the episode stops there, the collision is written into the answer, and the verifier rejects
 it), or at its horizon. An agent on its goal keeps acting: it may WAIT there, or step aside.
 
+Agents that decide in turn (`AgentPolicy.in_turn`, the experiment's ``cpu.decide: in_turn``)
+choose one after another within each time step, in priority order: the first-ranked agent of
+every running episode, then the second, each seeing in its claims channel (`features`) the
+cells the agents before it have just chosen. It is how an LLM writes its answer -- each agent's
+line knowing the lines above it -- and it makes a conflict something an agent can see coming
+rather than guess, so conflict resolution becomes a skill the policy learns from the conflicted
+instances a designer puts in front of it. It costs one forward pass per rank (of E' rows each)
+instead of one of E' x A rows; the decisions are put back in (episode, agent) order for the
+update. With ``cpu.priority: farthest`` the agent with the longest way to its goal ranks
+first, so the agent that yields is rarely the one whose path sets the makespan.
+
 The free learner's policy (`AgentPolicy.free`) may also step into a hole or off the grid. The
 episode then ends at that step, as after a collision, and every path is written up to it, so
 the answer holds the hole or off-grid cell and the verifier reports it (*hole*, *bounds*).
@@ -39,6 +50,7 @@ import torch
 
 from harness.backends.cpu.features import (
     BLOCKED,
+    CHANNELS,
     MOVES,
     Boards,
     build_boards,
@@ -46,6 +58,7 @@ from harness.backends.cpu.features import (
     own_cells,
 )
 from harness.backends.cpu.policy import ACTIONS, Activations, AgentPolicy, probabilities
+from harness.backends.cpu.settings import PriorityOrder
 from harness.backends.cpu.writing import write_answer
 from mapf_env import Instance
 from run_records import Precision
@@ -147,9 +160,14 @@ def _choose(logp: torch.Tensor, greedy: bool, generator: torch.Generator | None)
     return torch.multinomial(probabilities(logp), 1, generator=generator).squeeze(1)
 
 
-def _priorities(episodes: int, agents: int, generator: torch.Generator) -> torch.Tensor:
-    """A random priority rank per agent per episode, from the seeded generator."""
+def _priorities(
+    episodes: int, agents: int, generator: torch.Generator, first: torch.Tensor | None = None
+) -> torch.Tensor:
+    """A random priority rank per agent per episode, from the seeded generator; with `first`
+    (E, A) start distances, the farthest agent ranks first and ties are broken at random."""
     keys = torch.rand(episodes, agents, generator=generator)
+    if first is not None:
+        keys = keys - first.clamp(max=1000.0)
     return keys.argsort(1).argsort(1)
 
 
@@ -164,6 +182,7 @@ def rollout(
     window: int,
     horizon_factor: float,
     precision: Precision,
+    priority: PriorityOrder = "random",
 ) -> Rollout:
     """`samples` episodes per instance (all with the same agent count), answered as text.
 
@@ -174,7 +193,11 @@ def rollout(
     matmul_threads = torch.get_num_threads()
     with threads(1):
         boards = build_boards(instances, samples, window, horizon_factor)
-        prio = _priorities(boards.episodes, boards.agents, generator)
+        far = None
+        if priority == "farthest":
+            every = torch.arange(boards.episodes)
+            far = boards.dist[own_cells(boards, every, boards.starts)]
+        prio = _priorities(boards.episodes, boards.agents, generator, far)
         moves = MOVES[:, 0] * boards.side + MOVES[:, 1]  # flat cell change of each action
         dtype = input_dtype(precision)
         actor = acting_copy(policy, dtype)
@@ -187,15 +210,30 @@ def rollout(
         t = 0
         while live.numel() > 0:
             old = pos[live]
-            obs, mask = observe(boards, live, old, prio[live], t, dtype)
+            obs, mask = observe(boards, live, old, prio[live], t, dtype, policy.in_turn)
             kept: Activations | None = None
-            parallel = matmul_threads if obs.shape[0] >= PARALLEL_ROWS else 1
-            with threads(parallel), torch.no_grad():
-                if record:
-                    logp, kept = actor.forward_keeping(obs, mask)
-                else:
-                    logp = actor(obs, mask)
-            chosen = _choose(logp[:, :ACTIONS] if free else logp, greedy, generator)
+            if policy.in_turn:
+                logp, kept, chosen = _decide_in_turn(
+                    actor,
+                    boards,
+                    obs,
+                    mask,
+                    old,
+                    prio[live],
+                    moves,
+                    greedy,
+                    generator,
+                    record,
+                    matmul_threads,
+                )
+            else:
+                parallel = matmul_threads if obs.shape[0] >= PARALLEL_ROWS else 1
+                with threads(parallel), torch.no_grad():
+                    if record:
+                        logp, kept = actor.forward_keeping(obs, mask)
+                    else:
+                        logp = actor(obs, mask)
+                chosen = _choose(logp[:, :ACTIONS] if free else logp, greedy, generator)
             slipped = None
             if free and t == 0:  # every episode is live at t = 0
                 slipped = _choose(logp[:, ACTIONS:], False, generator)
@@ -217,6 +255,67 @@ def rollout(
             live = live[~done]
         answers = _answers(boards, history, ends, slips)
         return Rollout(answers, _progress(boards, pos), steps, boards.agents, slips)
+
+
+def _decide_in_turn(
+    actor: AgentPolicy,
+    boards: Boards,
+    obs: torch.Tensor,
+    mask: torch.Tensor,
+    old: torch.Tensor,
+    prio: torch.Tensor,
+    moves: torch.Tensor,
+    greedy: bool,
+    generator: torch.Generator,
+    record: bool,
+    matmul_threads: int,
+) -> tuple[torch.Tensor, Activations | None, torch.Tensor]:
+    """Agents choose one after another in priority order; each sees, in its claims channel,
+    the cells the agents before it have just chosen to step to."""
+    e, a = old.shape
+    width = obs.shape[1]
+    w = boards.window * boards.window
+    shift = boards.side * boards.side
+    rows3 = obs.view(e, a, width)
+    mask3 = mask.view(e, a, -1)
+    order = prio.argsort(1)  # (E', A): the agent of each rank
+    ar = torch.arange(e)
+    new = old.clone()
+    logps, keeps, chosens = [], [], []
+    for r in range(a):
+        agent = order[:, r]
+        rows = rows3[ar, agent]
+        if r > 0:
+            claimed = new.gather(1, order[:, :r])
+            at = boards.lookup[claimed - old[ar, agent][:, None] + shift]
+            flat = (ar * width)[:, None] + CHANNELS * w + at
+            rows.view(-1).index_fill_(0, flat[at >= 0], 1.0)
+            rows3[ar, agent] = rows
+        m = mask3[ar, agent]
+        parallel = matmul_threads if e >= PARALLEL_ROWS else 1
+        with threads(parallel), torch.no_grad():
+            if record:
+                lp, kp = actor.forward_keeping(rows, m)
+                keeps.append(kp)
+            else:
+                lp = actor(rows, m)
+        ch = _choose(lp[:, :ACTIONS] if actor.free else lp, greedy, generator)
+        new[ar, agent] = old[ar, agent] + moves[ch]
+        logps.append(lp)
+        chosens.append(ch)
+    back = (prio * e + ar[:, None]).reshape(-1)  # row (episode, agent) in rank-major order
+    logp = torch.cat(logps).index_select(0, back)
+    chosen = torch.cat(chosens).index_select(0, back)
+    kept = None
+    if record:
+        kept = Activations(
+            [
+                torch.cat([k.inputs[i] for k in keeps]).index_select(0, back)
+                for i in range(len(keeps[0].inputs))
+            ],
+            torch.cat([k.logits for k in keeps]).index_select(0, back),
+        )
+    return logp, kept, chosen
 
 
 def _progress(boards: Boards, final: torch.Tensor) -> torch.Tensor:

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.backends.policy_names import Actions
 from mapf_env import RewardConfig
 from run_records import Precision
+
+Deciding = Literal["together", "in_turn"]
+"""How the agents of one time step choose: all at once, or one after another in priority order
+(`harness.backends.cpu.rollout`)."""
+
+PriorityOrder = Literal["random", "farthest"]
+"""How an episode's agents are ranked (`harness.backends.cpu.rollout`)."""
 
 
 class CpuLearnerSettings(BaseModel):
@@ -76,3 +85,14 @@ class CpuLearnerSettings(BaseModel):
         default=None, ge=1, description="torch threads; None = the machine's cores."
     )
     seed: int = Field(default=0, description="Default seed for `initialise`.")
+    decide: Deciding = Field(
+        default="together",
+        description="together: every agent chooses its move at once from what it sees; "
+        "in_turn: agents choose one after another in priority order, each seeing (its claims "
+        "channel) the cells the agents before it have just chosen.",
+    )
+    priority: PriorityOrder = Field(
+        default="random",
+        description="Who ranks first in an episode: random (a fresh order per episode), or "
+        "farthest (the agent with the longest way to its goal first, ties at random).",
+    )

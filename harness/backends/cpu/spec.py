@@ -1,6 +1,7 @@
 """The ``cpu`` backend's declaration: the MLP learner, trained by GRPO inside the harness process.
 
-It takes no section of its own: its knobs are the experiment's `grpo`, `policy` and `precision`.
+Its knobs are the experiment's `grpo`, `policy` and `precision`, and its own ``cpu:`` section
+(`CpuSection`: how its agents decide, its batch).
 Its runs share a machine (one per core by default), reserve one CPU each on a Ray cluster, and
 serve no model to designers. Of the machine, `harness doctor` checks its torch and free disk
 (`harness.backends.cpu.doctor`, imported when the hook runs).
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.backends.cpu.section import CpuSection
 from harness.backends.policy_names import CPU_POLICIES
 from harness.backends.spec import BackendSpec
 from run_records import describe_machine
@@ -33,6 +35,7 @@ def build(
     from harness.backends.cpu import CpuBackend, CpuLearnerSettings
     from tasks.mapf_frozenlake import reward_config
 
+    section = experiment.settings_of(CpuSection)
     settings = CpuLearnerSettings(
         group_size=experiment.grpo.group_size,
         lr=experiment.grpo.learning_rate,
@@ -41,6 +44,9 @@ def build(
         actions=CPU_POLICIES[experiment.policy],
         threads=threads,
         reward=reward_config(experiment.task_settings),
+        decide=section.decide,
+        priority=section.priority,
+        batch_size=section.batch_size,
     )
     return CpuBackend(settings)
 
@@ -81,6 +87,8 @@ SPEC = BackendSpec(
     tasks=("mapf-frozenlake",),  # its MLP reads MAPF-FrozenLake's grids and moves, not text
     description="the MLP learner, trained by GRPO on this machine's CPUs (no GPU, no model files)",
     build=build,
+    settings=CpuSection,
+    section_when_default=False,
     config_problems=config_problems,
     machine_findings=machine_findings,
     disk_per_run=disk_per_run,

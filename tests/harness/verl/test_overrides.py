@@ -86,10 +86,15 @@ def test_preset_round_trips_and_takes_overrides(paper: ExperimentConfig, tmp_pat
 
 
 def test_cpu_experiments_record_no_verl_section() -> None:
-    """Run directories compare the recorded experiment on resume: CPU records are unchanged."""
+    """Run directories compare the recorded experiment on resume: CPU records are unchanged,
+    and hold their own section only where it differs from its defaults."""
     cpu = ExperimentConfig()
-    assert cpu.backend_settings is None and "verl" not in cpu.model_dump(mode="json")
-    assert "verl" not in cpu.to_yaml()
+    recorded = cpu.model_dump(mode="json")
+    assert "verl" not in recorded and "cpu" not in recorded
+    assert "verl" not in cpu.to_yaml() and "cpu:" not in cpu.to_yaml()
+    turns = ExperimentConfig.from_mapping({"cpu": {"decide": "in_turn"}})
+    assert turns.model_dump(mode="json")["cpu"]["decide"] == "in_turn"
+    assert ExperimentConfig.from_mapping(turns.model_dump(mode="json")) == turns
 
 
 def test_verl_backend_gets_the_recipe_when_the_section_is_missing() -> None:
