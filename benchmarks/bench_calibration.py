@@ -7,11 +7,12 @@ learner of a preset (``quick`` by default, with ``--set`` overrides as ``harness
     Train on one region of the configuration space with everything else at the benchmarks' own
     mix (`designers.builtin.matched.benchmark_mix`), and evaluate on every benchmark suite and
     both validation suites, by cut: the overall Sum (valid, makespan-optimal, greedy and
-    best-of-n) and the Sum over each cut (map size, wait subset, hole ratio) of the 3-5-agent
-    benchmarks pooled. The regions are the levers a designer moves: map sizes (small 3-5, large
-    8-10), hole shares (0.05, 0.5), wait shares (0, 0.75), plus the benchmarks' mix itself
-    (``matched``) and the paper's random round-0 configuration of the seed (``random``). Each
-    region is trained from the same seeds, so differences are paired.
+    best-of-n) and the rate over each cut (map size, wait subset, hole ratio, and whether the
+    instance needs conflict resolution at all) of the 3-5-agent benchmarks pooled. The regions
+    are the levers a designer moves: map sizes (small 3-5, large 8-10), hole shares (0.05,
+    0.5), wait shares (0, 0.75), plus the benchmarks' mix itself (``matched``) and the paper's
+    random round-0 configuration of the seed (``random``). Each region is trained from the same
+    seeds, so differences are paired.
 ``controls``
     ``harness compare --preset controls`` at several budgets (``--rounds``): random, matched and
     harder, and the board's paired differences against random with their 95% intervals, for
@@ -61,7 +62,9 @@ REGIONS: dict[str, dict[str, Any]] = {
     "waits 0.75": {"wait_ratio": 0.75},
 }
 """Each region of the configuration space a transfer row trains on, over the matched mix."""
-CUTS = ("size", "subset", "hole_ratio")
+CUTS = ("size", "subset", "hole_ratio", "conflicted")
+CONTROL_RATES = ("valid", "optimal_makespan", "optimal_soc")
+"""The board's rates the controls table shows, by their keys in a board row's deltas."""
 console = Console(width=160)
 
 
@@ -112,19 +115,22 @@ def train_region(job: tuple[str, str, tuple[str, ...], int]) -> dict[str, Any]:
         items = task.generate(config, round_seed(seed, n, "data"), workers=1).items
         backend.train_round(items, epochs=exp.epochs_per_round, seed=round_seed(seed, n, "train"))
     trained = time.perf_counter() - started
-    suites = {}
+    suites, conflicted = {}, set()
     for name in (*BENCHMARKS, *VALIDATIONS):
         suite = experiment_suite(task, name, exp.limit)
         suites[name] = benchmark_suite(task, backend, suite, exp.best_of, seed).result
-    return {"region": region, "seed": seed, "seconds": trained, "rows": verdict_rows(suites)}
+        conflicted |= {i.id for i in suite.items if i.item.optimum.needs_conflict_resolution}
+    rows = verdict_rows(suites, conflicted)
+    return {"region": region, "seed": seed, "seconds": trained, "rows": rows}
 
 
-def verdict_rows(suites: dict[str, Any]) -> list[dict[str, Any]]:
-    """The per-instance verdicts of MAPF suite results, flattened with their suite's name."""
+def verdict_rows(suites: dict[str, Any], conflicted: set[str]) -> list[dict[str, Any]]:
+    """The per-instance verdicts of MAPF suite results, flattened with their suite's name and
+    whether the instance needs conflict resolution (its answer key says so)."""
     return [
         {"suite": name, "size": v.size, "subset": v.subset, "hole_ratio": v.hole_ratio,
          "valid": v.valid, "optimal": bool(v.optimal_makespan), "best_valid": v.best_of_valid,
-         "best_optimal": bool(v.best_of_optimal_makespan)}
+         "best_optimal": bool(v.best_of_optimal_makespan), "conflicted": v.id in conflicted}
         for name, result in suites.items() for v in result.verdicts
     ]  # fmt: skip
 
@@ -191,17 +197,20 @@ def run_transfer(args: argparse.Namespace) -> None:
 
 
 def cut_label(cut: str, value: Any) -> str:
-    """A short column title: s3 (map size), wr_025 (wait subset), h0.1 (hole ratio)."""
-    return {"size": f"s{value}", "subset": str(value), "hole_ratio": f"h{value}"}[cut]
+    """A short column title: s3 (map size), wr_025 (wait subset), h0.1 (hole ratio),
+    conflicted / free (whether the instance needs conflict resolution)."""
+    labels = {"size": f"s{value}", "subset": str(value), "hole_ratio": f"h{value}",
+              "conflicted": "conflicted" if value else "free"}  # fmt: skip
+    return labels[cut]
 
 
 def run_controls(args: argparse.Namespace) -> None:
     from leaderboards import build_board, load_runs
     from leaderboards.board import Answers
 
-    header(args, "controls: random, matched, harder against the budget")
+    header(args, "controls: random, matched, harder against the budget", "controls")
     table = Table(title="Overall Sum minus random (points), paired, [95% interval]")
-    for col in ("rounds", "answers", "control", "valid", "opt. makespan", "minutes"):
+    for col in ("rounds", "answers", "control", "valid", "opt. makespan", "opt. SOC", "minutes"):
         table.add_column(col, justify="right")
     for rounds in args.rounds:
         out = Path(args.out) / f"rounds-{rounds}"
@@ -217,7 +226,7 @@ def run_controls(args: argparse.Namespace) -> None:
             board = build_board(runs, answers=answers)
             for row in board.rows:
                 if row.designer in ("matched", "harder") and row.delta_overall is not None:
-                    cells = [delta_text(row.delta_overall.get(m)) for m in ("valid", "optimal")]
+                    cells = [delta_text(row.delta_overall.get(m)) for m in CONTROL_RATES]
                     table.add_row(str(rounds), answers, row.designer, *cells, f"{minutes:.1f}")
     console.print(table)
 
@@ -331,12 +340,13 @@ def kendall(a: Sequence[float], b: Sequence[float]) -> float:
     return score / len(pairs) if pairs else 0.0
 
 
-def header(args: argparse.Namespace, what: str) -> None:
-    from run_records import current_machine, describe_machine
-
-    console.print(f"[bold]{what}[/bold]: preset {args.preset}, "
+def header(args: argparse.Namespace, what: str, preset: str | None = None) -> None:
+    """What ran, and the learner's fingerprint on this machine (`harness doctor`'s line)."""
+    preset = preset or args.preset
+    console.print(f"[bold]{what}[/bold]: preset {preset}, "
                   f"{' '.join(args.set) or 'no overrides'}")  # fmt: skip
-    console.print(describe_machine(current_machine("fp32", 1)))
+    exp = experiment(preset, args.set, args.seeds[0])
+    console.print(exp.backend_spec.fingerprint(exp, 1))
 
 
 def save(args: argparse.Namespace, part: str, found: Any) -> None:
