@@ -26,10 +26,15 @@ EMULATED = ("Haswell-v4", "EPYC-Rome-v2")
 """An Intel and an AMD model qemu 7.2 emulates, both with AVX2 and FMA."""
 
 
+PROBE_TIMEOUT_S = 2700
+"""A hang guard, not a speed target: qemu's speed depends on the host (the probe took about
+2 minutes per emulated CPU on an AMD EPYC host and about 15 on an Intel Xeon host)."""
+
+
 def probe(*prefix: str) -> list[str]:
     done = subprocess.run(
         [*prefix, sys.executable, str(PROBE)], cwd=ROOT, capture_output=True, text=True,
-        timeout=900, check=False,
+        timeout=PROBE_TIMEOUT_S, check=False,
     )  # fmt: skip
     assert done.returncode == 0, f"{' '.join(prefix) or 'native'}: {done.stderr[-2000:]}"
     return done.stdout.splitlines()
